@@ -1,0 +1,143 @@
+/**
+ * Accounts and sign-in: request and response shapes of /api/auth/* and /api/user/*.
+ * The server validates with these, the console types its forms with them, OpenAPI is generated from them.
+ */
+import { z } from 'zod';
+import { ROLES } from './routes';
+
+/** Seed section 5: at least 6 characters, no spaces, digits plus upper and lower case letters. */
+export const PASSWORD_RULE = /^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])\S{6,64}$/;
+/** Mainland China mobile numbers, optionally with +86; other countries as E.164. */
+export const PHONE_RULE = /^(?:(?:\+?86)?1[3-9]\d{9}|\+[1-9]\d{6,14})$/;
+export const USERNAME_RULE = /^[A-Za-z0-9_\-.]{3,32}$/;
+export const CAPTCHA_RULE = /^\d{6}$/;
+
+export const password = z.string().regex(PASSWORD_RULE, 'password_rule');
+export const phone = z.string().trim().regex(PHONE_RULE, 'phone_rule');
+export const captcha = z.string().trim().regex(CAPTCHA_RULE, 'captcha_rule');
+export const username = z.string().trim().regex(USERNAME_RULE, 'username_rule');
+
+export const roleSchema = z.enum(ROLES);
+
+export const loginBody = z.object({
+  username: z.string().trim().min(1).max(64),
+  // Sign-in does not re-check the password rules: an account may predate them.
+  password: z.string().min(1).max(128),
+});
+export type LoginBody = z.infer<typeof loginBody>;
+
+export const loginPhoneBody = z.object({ phone, captcha });
+export type LoginPhoneBody = z.infer<typeof loginPhoneBody>;
+
+export const loginResult = z.object({
+  token: z.string(),
+  uid: z.number().int(),
+  issuper: z.boolean(),
+});
+export type LoginResult = z.infer<typeof loginResult>;
+
+export const registerBody = z.object({
+  username,
+  password,
+  password2: z.string(),
+  phone: phone.optional(),
+  captcha: captcha.optional(),
+});
+export type RegisterBody = z.infer<typeof registerBody>;
+export const registerResult = z.object({ uid: z.number().int() });
+
+export const smsCodeBody = z.object({
+  phone,
+  /** What the code is for; sign-in codes need an account with that phone, others do not. */
+  purpose: z.enum(['login', 'register', 'change_phone']).default('change_phone'),
+});
+export type SmsCodeBody = z.infer<typeof smsCodeBody>;
+
+export const passwordChangeBody = z.object({
+  old_password: z.string().min(1).max(128),
+  new_password: password,
+  confirm_password: z.string().min(1),
+});
+export type PasswordChangeBody = z.infer<typeof passwordChangeBody>;
+
+export const phoneChangeBody = z.object({ phone, captcha });
+export type PhoneChangeBody = z.infer<typeof phoneChangeBody>;
+
+export const genderSchema = z.enum(['male', 'female', 'unknown']);
+export const certificationSchema = z.enum(['pass', 'auditing']);
+
+/** GET /api/user/info: the user info the console keeps (seed section 3) plus the settings fields. */
+export const userInfo = z.object({
+  uid: z.number().int(),
+  username: z.string(),
+  name: z.string(),
+  nickname: z.string(),
+  picture: z.string(),
+  job: z.string(),
+  jobName: z.string(),
+  organization: z.string(),
+  organizationName: z.string(),
+  location: z.string(),
+  locationName: z.string(),
+  email: z.string(),
+  introduction: z.string(),
+  personalWebsite: z.string(),
+  phone: z.string(),
+  registrationDate: z.string(),
+  accountId: z.string(),
+  certification: certificationSchema,
+  role: roleSchema,
+  gender: genderSchema,
+  birthday: z.string().nullable(),
+  country: z.string(),
+  area: z.string(),
+  address: z.string(),
+  profile: z.string(),
+  wechat_bound: z.boolean(),
+});
+export type UserInfo = z.infer<typeof userInfo>;
+
+/** PUT /api/user/profile: the "basic information" tab of user settings. */
+export const profileUpdateBody = z.object({
+  nickname: z.string().trim().max(32).optional(),
+  email: z.union([z.literal(''), z.email().max(128)]).optional(),
+  gender: genderSchema.optional(),
+  birthday: z.union([z.iso.date(), z.null()]).optional(),
+  country: z.string().trim().max(64).optional(),
+  area: z.string().trim().max(128).optional(),
+  address: z.string().trim().max(200).optional(),
+  profile: z.string().max(200).optional(),
+});
+export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
+
+export const menuResult = z.array(z.string());
+
+/** WeChat QR sign-in: POST /api/auth/wechat/qr creates a ticket, GET /api/auth/wechat/qr/:ticket polls it. */
+export const wechatTicket = z.object({
+  ticket: z.string(),
+  /** The URL the QR code encodes (the messaging app's OAuth page for this ticket). */
+  qr_url: z.string(),
+  expires_at: z.string(),
+});
+export type WechatTicket = z.infer<typeof wechatTicket>;
+
+/** Admin: users */
+export const userListQuery = z.object({
+  current: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(100).default(20),
+  keyword: z.string().trim().max(64).optional(),
+  disabled: z.enum(['0', '1']).optional(),
+});
+export const userListItem = z.object({
+  uid: z.number().int(),
+  username: z.string(),
+  nickname: z.string(),
+  phone: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  disabled: z.boolean(),
+  createdat: z.string(),
+  last_login_at: z.string().nullable(),
+});
+export type UserListItem = z.infer<typeof userListItem>;
+export const userResetPasswordBody = z.object({ new_password: password });

@@ -1,0 +1,31 @@
+/** The response envelope and list conventions of CONTRACT.md. */
+import { z } from 'zod';
+
+/** Success: `{ status: true, data }`. */
+export const okEnvelope = <T extends z.ZodType>(data: T) => z.object({ status: z.literal(true), data });
+
+/** List success: `{ status: true, data: [...], total }`. */
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.object({ status: z.literal(true), data: z.array(item), total: z.number().int() });
+
+export const errorBody = z.object({
+  code: z.number().int(),
+  message: z.string(),
+  details: z.unknown().optional(),
+});
+
+export const pageQuery = z.object({
+  current: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(100).default(20),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+
+export interface Ok<T> {
+  status: true;
+  data: T;
+}
+export interface OkList<T> {
+  status: true;
+  data: T[];
+  total: number;
+}

@@ -1,0 +1,130 @@
+/**
+ * The error code table: the seed's section 8 codes plus the few the contract adds (marked `contract`).
+ * The server answers failures as `{ code, message, details? }` with the English text; the console shows the
+ * text of the active locale. Keep the numbering style of the seed when adding codes.
+ */
+
+export interface ErrorCodeEntry {
+  /** English text, sent by the server as `message`. */
+  en: string;
+  /** Chinese text, shown by the console in zh-CN. */
+  zh: string;
+  /** HTTP status the server answers with for this code. */
+  http: number;
+}
+
+const entry = (en: string, zh: string, http = 400): ErrorCodeEntry => ({ en, zh, http });
+
+export const ERROR_CODES = {
+  100: entry('Error', '错误'),
+  10101: entry('Server error', '服务器错误', 500),
+  // contract: sign-in state, rate limits, dependencies
+  10102: entry('Login expired, please sign in again', '登录已过期，请重新登录', 403),
+  10103: entry('This account has been disabled', '该账号已被停用'),
+  10104: entry('Too many requests, please try again later', '请求过于频繁，请稍后再试', 429),
+  10105: entry('Service temporarily unavailable', '服务暂时不可用', 503),
+  10106: entry('Request address does not exist', '请求地址不存在', 404),
+  10107: entry('Resource does not exist', '资源不存在'),
+  10108: entry('No permission for this operation', '没有权限执行该操作'),
+  10109: entry('Create error', '创建失败'),
+  10110: entry('Update error', '更新失败'),
+  10111: entry('Get error', '获取失败'),
+  10112: entry('Delete error', '删除失败'),
+  10113: entry('Form error', '表单错误'),
+  10114: entry('Data transform error', '数据转换错误'),
+  10115: entry('Get list error', '获取列表失败'),
+  10116: entry('No permission to get device info', '没有权限获取设备信息'),
+  10117: entry('Device does not exist', '设备不存在'),
+  10118: entry('Unbind failed', '解绑失败'),
+  10119: entry('Get location failed', '获取位置失败'),
+  10120: entry('Get weather failed', '获取天气失败'),
+  10210: entry('Share failed', '分享失败'),
+  10211: entry('Share link does not exist', '分享链接不存在'),
+  10212: entry('Cannot share with yourself', '不能分享给自己'),
+  11000: entry('Alert trigger scene is empty', '告警触发器场景为空'),
+  11001: entry('Alert trigger device is empty', '告警触发器设备为空'),
+  11002: entry('Max value is empty', '最大值为空'),
+  11003: entry('Min value is empty', '最小值为空'),
+  11004: entry('Max and min values are empty', '最大值和最小值为空'),
+  11005: entry('Max must exceed min', '最大值必须大于最小值'),
+  11006: entry('Max value is empty', '最大值为空'),
+  11007: entry('Alert configuration trigger is empty', '告警配置触发器为空'),
+  11008: entry('Device is empty', '设备为空'),
+  11009: entry('Scene is empty', '场景为空'),
+  11010: entry('Interval is empty', '间隔为空'),
+  11011: entry('Alert push user is empty', '告警推送用户为空'),
+  11012: entry('User code error', '用户编码错误'),
+  11013: entry('Password inconsistency', '两次输入的密码不一致'),
+  11014: entry('Device already bound', '设备已被绑定'),
+  11015: entry('Opening remote link', '正在打开远程链接'),
+  11016: entry('Remote link failed', '远程链接失败'),
+  20115: entry('SMS code sent', '短信验证码已发送'),
+  20116: entry('Email code sent', '邮箱验证码已发送'),
+  20117: entry('Email code send failed', '邮箱验证码发送失败'),
+  20118: entry('Email code is empty', '邮箱验证码为空'),
+  20119: entry('Phone code is empty', '手机验证码为空'),
+  20120: entry('Email code error', '邮箱验证码错误'),
+  20121: entry('Phone code error', '手机验证码错误'),
+  20122: entry('Ticket expired', '二维码已过期'),
+  20123: entry('Ticket invalid', '二维码无效'),
+  20124: entry('Not scanned', '尚未扫码'),
+  20125: entry('Cannot use the same phone number', '不能使用相同的手机号'),
+  20126: entry('Getting configuration', '正在获取配置'),
+  20127: entry('Configuration failed', '配置失败'),
+  20128: entry('QR login code failed', '扫码登录失败'),
+  // contract: accounts
+  20129: entry('Phone number is already used by another account', '该手机号已被其他账号使用'),
+  20130: entry('No account is bound to this phone number', '该手机号未绑定账号'),
+  20401: entry('Device offline', '设备离线'),
+  20402: entry('Device serial number exists', '设备序列号已存在'),
+  20403: entry('Device is not of this product', '设备不属于该产品'),
+  30015: entry('Add error', '添加失败'),
+  31001: entry('Login error: wrong username or password', '登录失败：用户名或密码错误'),
+  31002: entry('Verification code send failed', '验证码发送失败'),
+  // contract: accounts
+  31003: entry('Username already exists', '用户名已存在'),
+  31004: entry('Old password is wrong', '原密码错误'),
+  31005: entry(
+    'Password must be at least 6 characters, without spaces, with digits, upper and lower case letters',
+    '密码至少 6 位，不含空格，需包含数字、大写和小写字母',
+  ),
+  31006: entry('Please read and agree to the User Agreement first!', '请先阅读并同意用户协议！'),
+  40001: entry('HTTP request creation failed', 'HTTP 请求创建失败', 502),
+  40002: entry('HTTP request error', 'HTTP 请求错误', 502),
+  40003: entry('Request body read failed', '请求体读取失败'),
+  50001: entry('Upload exceeds size limit', '上传文件超过大小限制', 413),
+  50002: entry('File type error', '文件类型错误', 415),
+  50003: entry('File read error', '文件读取错误'),
+  60001: entry('SIM package cannot be changed', '流量套餐不可更改'),
+  70001: entry('Firmware information not found', '未找到固件信息'),
+  70002: entry('A value of the same type exists', '已存在相同类型的值'),
+  70003: entry('Field value error', '字段值错误'),
+  80001: entry('Slave variable is empty', '从机变量为空'),
+  80002: entry('Slave is empty', '从机为空'),
+  80003: entry('Register range must be 1-65535', '寄存器范围必须为 1-65535'),
+  90000: entry('Please enter the command value', '请输入指令值'),
+  90001: entry('Command value is empty', '指令值为空'),
+  90002: entry('Push failed', '推送失败'),
+} as const satisfies Record<number, ErrorCodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes the console never toasts (seed section 8): QR polling states and "getting configuration". */
+export const SILENT_CODES: readonly number[] = [20124, 20123, 20126];
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'number' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+}
+
+export function errorText(code: number, locale: 'zh-CN' | 'en-US'): string | undefined {
+  if (!isErrorCode(code)) return undefined;
+  const e = ERROR_CODES[code];
+  return locale === 'zh-CN' ? e.zh : e.en;
+}
+
+/** The failure body of CONTRACT.md: no `status` field. */
+export interface ErrorBody {
+  code: number;
+  message: string;
+  details?: unknown;
+}
