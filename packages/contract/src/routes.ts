@@ -266,6 +266,8 @@ export const APP_ROUTES: RouteDef[] = [
   ]),
   group('/system', 'system', { locale: 'menu.system', order: 99, icon: 'IconSettings', roles: ADMIN }, [
     ['setting', 'SystemSetting', 'menu.system.setting'],
+    // Not in the seed: admins manage accounts here (disable, enable, reset password).
+    ['users', 'SystemUsers', 'menu.system.users'],
   ]),
 ];
 
