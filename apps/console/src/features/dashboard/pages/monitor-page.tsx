@@ -1,0 +1,4 @@
+// Placeholder so the router builds; replaced by the full page.
+export default function MonitorPage() {
+  return <div />;
+}
