@@ -13,12 +13,6 @@ const serverOnPg = process.env.TEST_DATABASE_URL
 
 export default defineConfig({
   test: {
-    projects: [
-      './packages/contract',
-      './apps/server',
-      ...serverOnPg,
-      './apps/console',
-      './apps/devsim',
-    ],
+    projects: ['./packages/contract', './apps/server', ...serverOnPg, './apps/console', './apps/devsim'],
   },
 });

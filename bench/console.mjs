@@ -26,7 +26,15 @@ if (!existsSync(join(dist, 'index.html'))) {
   process.exit(1);
 }
 
-const TYPES = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html', '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json' };
+const TYPES = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.html': 'text/html',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
 
 // A plain static server with the SPA fallback; /api answers "not signed in" like the real server would.
 const server = createServer((req, res) => {
@@ -37,8 +45,12 @@ const server = createServer((req, res) => {
     return;
   }
   let file = normalize(join(dist, decodeURIComponent(url.pathname)));
-  if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
-  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+  if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory())
+    file = join(dist, 'index.html');
+  res.writeHead(200, {
+    'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+    'cache-control': 'no-store',
+  });
   createReadStream(file).pipe(res);
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -46,15 +58,24 @@ const base = `http://127.0.0.1:${server.address().port}`;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 
 /** The sign-in button of the login form, visible and enabled: the moment the form is usable. */
+/* global document, getComputedStyle */
 const signInVisible = () => {
   const b = document.querySelector('[data-testid="login-submit"]');
   if (!b) return false;
   const r = b.getBoundingClientRect();
-  return r.width > 0 && r.height > 0 && getComputedStyle(b).visibility !== 'hidden' ? performance.now() : false;
+  return r.width > 0 && r.height > 0 && getComputedStyle(b).visibility !== 'hidden'
+    ? performance.now()
+    : false;
 };
 
 async function once(rate, collect) {
@@ -107,8 +128,15 @@ server.close();
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 console.log('\nConsole bundle for /login (before the sign-in button is usable)');
-for (const f of files.sort((a, b) => b.gz - a.gz)) console.log(`  ${f.kind.padEnd(3)} ${kb(f.raw).padStart(10)} raw ${kb(f.gz).padStart(9)} gz  ${f.path}`);
+for (const f of files.sort((a, b) => b.gz - a.gz))
+  console.log(`  ${f.kind.padEnd(3)} ${kb(f.raw).padStart(10)} raw ${kb(f.gz).padStart(9)} gz  ${f.path}`);
 const ok = (v, t) => (v <= t ? 'ok' : 'OVER');
-console.log(`JS  ${kb(sizes.js.raw)} raw, ${kb(sizes.js.gz)} gzipped (target <= ${kb(TARGET.js)}: ${ok(sizes.js.gz, TARGET.js)})`);
-console.log(`CSS ${kb(sizes.css.raw)} raw, ${kb(sizes.css.gz)} gzipped (target <= ${kb(TARGET.css)}: ${ok(sizes.css.gz, TARGET.css)})`);
-console.log(`sign-in button visible, median of ${runs} cold loads: 1x ${times[1].toFixed(0)} ms, 4x ${times[4].toFixed(0)} ms (target 4x <= ${TARGET.ms4x} ms: ${ok(times[4], TARGET.ms4x)})`);
+console.log(
+  `JS  ${kb(sizes.js.raw)} raw, ${kb(sizes.js.gz)} gzipped (target <= ${kb(TARGET.js)}: ${ok(sizes.js.gz, TARGET.js)})`,
+);
+console.log(
+  `CSS ${kb(sizes.css.raw)} raw, ${kb(sizes.css.gz)} gzipped (target <= ${kb(TARGET.css)}: ${ok(sizes.css.gz, TARGET.css)})`,
+);
+console.log(
+  `sign-in button visible, median of ${runs} cold loads: 1x ${times[1].toFixed(0)} ms, 4x ${times[4].toFixed(0)} ms (target 4x <= ${TARGET.ms4x} ms: ${ok(times[4], TARGET.ms4x)})`,
+);

@@ -36,7 +36,13 @@ function readJson(file) {
 if (runUnit) {
   const file = join(outDir, 'vitest.json');
   rmSync(file, { force: true });
-  const code = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`]);
+  const code = run('npx', [
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${file}`,
+  ]);
   const report = readJson(file);
   if (!report) {
     console.error('vitest wrote no report');
@@ -79,6 +85,7 @@ if (runE2e) {
 }
 
 if (broken) totals.failed += 1;
-const line = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '');
+const line =
+  `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '');
 console.log(`\n${line}`);
 process.exit(totals.failed > 0 ? 1 : 0);

@@ -46,7 +46,14 @@ const waitFor = async <T>(fn: () => T | undefined, ms = 3000): Promise<T> => {
 const downlink = (topic: string, body: unknown) =>
   new Promise<void>((resolve, reject) =>
     broker.publish(
-      { cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(body)), qos: 1, retain: false, dup: false },
+      {
+        cmd: 'publish',
+        topic,
+        payload: Buffer.from(JSON.stringify(body)),
+        qos: 1,
+        retain: false,
+        dup: false,
+      },
       (err) => (err ? reject(err) : resolve()),
     ),
   );

@@ -45,7 +45,12 @@ export class VirtualDevice {
       password: this.opts.hmac ? hmacPassword(sn, secret) : secret,
       keepalive: this.opts.keepalive ?? 60,
       reconnectPeriod: 0,
-      will: { topic: `${this.prefix}/up/status`, payload: Buffer.from('{"online":0}'), qos: 1, retain: false },
+      will: {
+        topic: `${this.prefix}/up/status`,
+        payload: Buffer.from('{"online":0}'),
+        qos: 1,
+        retain: false,
+      },
     });
     this.client = client;
     await new Promise<void>((resolve, reject) => {
