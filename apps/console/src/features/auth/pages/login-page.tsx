@@ -1,4 +1,10 @@
-// Placeholder so the router builds; replaced by the full page.
+import AuthLayout from '../components/auth-layout';
+import LoginForm from '../components/login-form';
+
 export default function LoginPage() {
-  return <div />;
+  return (
+    <AuthLayout>
+      <LoginForm />
+    </AuthLayout>
+  );
 }

@@ -1,4 +1,10 @@
-// Placeholder so the router builds; replaced by the full page.
+import AuthLayout from '../components/auth-layout';
+import RegisterForm from '../components/register-form';
+
 export default function RegisterPage() {
-  return <div />;
+  return (
+    <AuthLayout>
+      <RegisterForm />
+    </AuthLayout>
+  );
 }

@@ -1,0 +1,39 @@
+import { Button } from '@arco-design/web-react';
+import { IconLanguage } from '@arco-design/web-react/icon';
+import type { ReactNode } from 'react';
+import { useLocale, useLocaleState } from '../../../lib/i18n';
+import locale from '../locale';
+import styles from '../pages/login-page.module.css';
+import LoginBanner from './login-banner';
+import Logo from './logo';
+
+/** The split screen shared by sign-in and registration: the banner on the left, the form on the right. */
+export default function AuthLayout({ children }: { children: ReactNode }) {
+  const t = useLocale(locale);
+  const { locale: current, setLocale } = useLocaleState();
+  return (
+    <div className={styles.container}>
+      <div className={styles.banner}>
+        <div className={styles.logo}>
+          <Logo />
+          <span>Cellhub</span>
+        </div>
+        <div className={styles.bannerInner}>
+          <LoginBanner />
+        </div>
+      </div>
+      <div className={styles.content}>
+        <Button
+          className={styles.lang}
+          type="text"
+          icon={<IconLanguage />}
+          onClick={() => setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}
+        >
+          {current === 'zh-CN' ? 'English' : '中文'}
+        </Button>
+        {children}
+        <div className={styles.footer}>{t('login.footer')}</div>
+      </div>
+    </div>
+  );
+}
