@@ -1,0 +1,34 @@
+/** Message lookup shared by React (useLocale) and plain modules (the request layer). */
+import zhCN from '../locale/zh-CN';
+import enUS from '../locale/en-US';
+import { FALLBACK_LOCALE, getLocale, type Locale } from './locale-store';
+
+export type Messages = Record<string, string>;
+/** A feature's own texts, merged over the global ones. */
+export type PageLocale = Record<Locale, Messages>;
+export type TranslateVars = Record<string, string | number>;
+
+export const GLOBAL_MESSAGES: Record<Locale, Messages> = { 'zh-CN': zhCN, 'en-US': enUS };
+
+/** Replaces `{name}` placeholders; unknown placeholders stay visible so a missing variable is noticed. */
+export function format(template: string, vars?: TranslateVars): string {
+  if (!vars) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : whole,
+  );
+}
+
+export function lookup(key: string, locale: Locale, page?: PageLocale): string {
+  return (
+    page?.[locale]?.[key] ??
+    GLOBAL_MESSAGES[locale][key] ??
+    page?.[FALLBACK_LOCALE]?.[key] ??
+    GLOBAL_MESSAGES[FALLBACK_LOCALE][key] ??
+    key
+  );
+}
+
+/** For code outside React; reads the active locale at call time. */
+export function translate(key: string, vars?: TranslateVars, page?: PageLocale): string {
+  return format(lookup(key, getLocale(), page), vars);
+}

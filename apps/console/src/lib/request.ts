@@ -1,0 +1,200 @@
+/**
+ * The request layer of seed sections 7 and 8 over fetch. Every call carries the stored token; a JSON body without
+ * `status` is a failure, shown as a toast in the active language unless the code is one of the silent ones or the
+ * caller asked for silence (forms that put the error next to a field).
+ */
+import { Message } from '@arco-design/web-react';
+import { errorText, SILENT_CODES } from '@cellhub/contract/errors';
+import { clearAuth, getToken } from './auth';
+import { getLocale } from './locale-store';
+import { translate } from './messages';
+import { doneProgress, startProgress } from './progress';
+
+export const TOAST_DURATION = 5000;
+export const LOGIN_EXPIRED_DEBOUNCE_MS = 2000;
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    /** Code of the contract's table; 0 when the server was never reached or sent no code. */
+    readonly code: number,
+    message: string,
+    /** 0 when the request never got an answer. */
+    readonly httpStatus: number,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export type QueryParams = Record<string, string | number | boolean | null | undefined>;
+
+export interface RequestOptions {
+  params?: QueryParams;
+  /** Skip every toast; the caller shows the error itself. Auth expiry still signs out. */
+  silent?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ListResult<T> {
+  data: T[];
+  total: number;
+}
+
+type AuthExpiredHandler = () => void;
+let onAuthExpired: AuthExpiredHandler = () => {
+  window.location.assign('/login');
+};
+
+/** The app installs a router-aware handler (clear caches, navigate to /login without a reload). */
+export function setAuthExpiredHandler(handler: AuthExpiredHandler): void {
+  onAuthExpired = handler;
+}
+
+let lastExpiredWarning = -Infinity;
+
+/** For tests: forget when the last "login expired" warning was shown. */
+export function resetRequestState(): void {
+  lastExpiredWarning = -Infinity;
+}
+
+export function apiBaseUrl(): string {
+  return (import.meta.env.VITE_API_BASE_URL ?? '').replace(/\/+$/, '');
+}
+
+export function buildUrl(url: string, params?: QueryParams): string {
+  const full = /^https?:\/\//.test(url) ? url : `${apiBaseUrl()}${url}`;
+  if (!params) return full;
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null || v === '') continue;
+    search.append(k, String(v));
+  }
+  const qs = search.toString();
+  if (!qs) return full;
+  return `${full}${full.includes('?') ? '&' : '?'}${qs}`;
+}
+
+function toastError(content: string, silent: boolean | undefined): void {
+  if (!silent) Message.error({ content, duration: TOAST_DURATION });
+}
+
+function authExpired(message: string): void {
+  const now = Date.now();
+  // Several calls fail together when a token expires; one warning is enough (seed section 4: once per 2 s).
+  if (now - lastExpiredWarning >= LOGIN_EXPIRED_DEBOUNCE_MS) {
+    lastExpiredWarning = now;
+    Message.warning({ content: message, duration: TOAST_DURATION });
+    clearAuth();
+    onAuthExpired();
+  } else {
+    clearAuth();
+  }
+}
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  details?: unknown;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Text for a failure body: the code table of the active locale, else the server's message, else 'Error'. */
+function errorMessage(body: ErrorLike): string {
+  const code = typeof body.code === 'number' ? body.code : undefined;
+  const fromTable = code === undefined ? undefined : errorText(code, getLocale());
+  if (fromTable) return fromTable;
+  if (typeof body.message === 'string' && body.message) return body.message;
+  return translate('request.unknownError');
+}
+
+async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function request<T>(method: string, url: string, body: unknown, opts: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+
+  startProgress();
+  let res: Response;
+  try {
+    res = await fetch(buildUrl(url, opts.params), { method, headers, body: payload, signal: opts.signal });
+  } catch (err) {
+    doneProgress();
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    const message = translate('request.networkError');
+    toastError(message, opts.silent);
+    throw new ApiError(0, message, 0);
+  }
+  const json = await readJson(res).finally(doneProgress);
+
+  if (!res.ok) {
+    const errBody: ErrorLike = isObject(json) ? json : {};
+    const code = typeof errBody.code === 'number' ? errBody.code : 0;
+    if (res.status === 403) {
+      const message = translate('request.loginExpired');
+      authExpired(message);
+      throw new ApiError(code, message, 403, errBody.details);
+    }
+    if (res.status === 404) {
+      const message = translate('request.notFound');
+      toastError(message, opts.silent);
+      throw new ApiError(code, message, 404, errBody.details);
+    }
+    const fromTable = code ? errorText(code, getLocale()) : undefined;
+    const message =
+      fromTable ?? (typeof errBody.message === 'string' && errBody.message ? errBody.message : translate('request.error'));
+    if (!SILENT_CODES.includes(code)) toastError(message, opts.silent);
+    throw new ApiError(code, message, res.status, errBody.details);
+  }
+
+  if (!isObject(json) || !('status' in json) || json.status !== true) {
+    const errBody: ErrorLike = isObject(json) ? json : {};
+    const code = typeof errBody.code === 'number' ? errBody.code : 0;
+    const message = errorMessage(errBody);
+    if (!SILENT_CODES.includes(code)) toastError(message, opts.silent);
+    throw new ApiError(code, message, res.status, errBody.details);
+  }
+  return json as T;
+}
+
+interface Envelope<T> {
+  status: true;
+  data: T;
+  total?: number;
+}
+
+export const http = {
+  get: async <T>(url: string, opts?: RequestOptions) =>
+    (await request<Envelope<T>>('GET', url, undefined, opts)).data,
+  post: async <T>(url: string, body?: unknown, opts?: RequestOptions) =>
+    (await request<Envelope<T>>('POST', url, body, opts)).data,
+  put: async <T>(url: string, body?: unknown, opts?: RequestOptions) =>
+    (await request<Envelope<T>>('PUT', url, body, opts)).data,
+  patch: async <T>(url: string, body?: unknown, opts?: RequestOptions) =>
+    (await request<Envelope<T>>('PATCH', url, body, opts)).data,
+  delete: async <T>(url: string, opts?: RequestOptions) =>
+    (await request<Envelope<T>>('DELETE', url, undefined, opts)).data,
+  /** A paged list: `current` / `per_page` go in `params`; answers `{ data, total }`. */
+  list: async <T>(url: string, params?: QueryParams, opts?: Omit<RequestOptions, 'params'>): Promise<ListResult<T>> => {
+    const res = await request<Envelope<T[]>>('GET', url, undefined, { ...opts, params });
+    return { data: res.data, total: res.total ?? res.data.length };
+  },
+};
