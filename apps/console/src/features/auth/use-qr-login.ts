@@ -72,8 +72,10 @@ export function useQrLogin(onSuccess: (result: LoginResult) => void): QrState & 
 
   useEffect(() => {
     refresh();
+    // Bumping the generation on unmount makes late answers of the last ticket land nowhere.
+    const gen = generation;
     return () => {
-      generation.current++;
+      gen.current++;
       clearTimeout(timer.current);
     };
   }, [refresh]);

@@ -5,7 +5,7 @@ import { useLocale, useLocaleState } from '../../../lib/i18n';
 import locale from '../locale';
 import styles from '../pages/login-page.module.css';
 import LoginBanner from './login-banner';
-import Logo from './logo';
+import { Logo } from '../../../components/logo';
 
 /** The split screen shared by sign-in and registration: the banner on the left, the form on the right. */
 export default function AuthLayout({ children }: { children: ReactNode }) {
@@ -15,7 +15,7 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
     <div className={styles.container}>
       <div className={styles.banner}>
         <div className={styles.logo}>
-          <Logo />
+          <Logo size={32} />
           <span>Cellhub</span>
         </div>
         <div className={styles.bannerInner}>

@@ -1,3 +1,4 @@
+import type * as Arco from '@arco-design/web-react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
@@ -9,7 +10,7 @@ import LoginForm from './login-form';
 
 // Toasts animate on timers that outlive the test environment.
 vi.mock('@arco-design/web-react', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('@arco-design/web-react')>()),
+  ...(await importOriginal<typeof Arco>()),
   Message: { success: vi.fn(), info: vi.fn(), warning: vi.fn(), error: vi.fn() },
 }));
 

@@ -1,3 +1,4 @@
+import type * as Arco from '@arco-design/web-react';
 import { fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -6,7 +7,7 @@ import RegisterForm from './register-form';
 
 // Toasts animate on timers that outlive the test environment.
 vi.mock('@arco-design/web-react', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('@arco-design/web-react')>()),
+  ...(await importOriginal<typeof Arco>()),
   Message: { success: vi.fn(), info: vi.fn(), warning: vi.fn(), error: vi.fn() },
 }));
 
