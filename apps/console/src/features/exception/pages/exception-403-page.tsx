@@ -1,4 +1,5 @@
-// Placeholder so the router builds; replaced by the full page.
+import ExceptionView from '../components/exception-view';
+
 export default function Exception403Page() {
-  return <div />;
+  return <ExceptionView status="403" />;
 }
