@@ -121,6 +121,14 @@ export const wechatTicket = z.object({
 });
 export type WechatTicket = z.infer<typeof wechatTicket>;
 
+export const wechatTicketParams = z.object({ ticket: z.string().min(1).max(128) });
+
+/** What the OAuth provider appends to the redirect URI; `code` is missing when the user declined. */
+export const wechatCallbackQuery = z.object({
+  code: z.string().max(512).optional(),
+  state: z.string().max(128).optional(),
+});
+
 /** Admin: users */
 export const userListQuery = z.object({
   current: z.coerce.number().int().min(1).default(1),
@@ -141,3 +149,4 @@ export const userListItem = z.object({
 });
 export type UserListItem = z.infer<typeof userListItem>;
 export const userResetPasswordBody = z.object({ new_password: password });
+export const userIdParams = z.object({ id: z.coerce.number().int().positive() });

@@ -14,6 +14,14 @@ export const errorBody = z.object({
   details: z.unknown().optional(),
 });
 
+/** One invalid field of a 10113 answer (`details` is an array of these). */
+export const fieldIssue = z.object({ field: z.string(), message: z.string() });
+export type FieldIssue = z.infer<typeof fieldIssue>;
+
+/** GET /api/health: each part is "ok" or "down"; 503 with code 10105 and these in `details` when one is down. */
+export const healthData = z.object({ db: z.enum(['ok', 'down']), mqtt: z.enum(['ok', 'down']) });
+export type HealthData = z.infer<typeof healthData>;
+
 export const pageQuery = z.object({
   current: z.coerce.number().int().min(1).default(1),
   per_page: z.coerce.number().int().min(1).max(100).default(20),

@@ -1,0 +1,112 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { type Config, loadConfig } from './config';
+import { openDatabase } from './db/client';
+import { AppError } from './lib/app-error';
+import { createSecretBox } from './lib/crypto';
+import type { Deps } from './lib/deps';
+import { LogSmsProvider, type SmsProvider } from './lib/sms';
+import { authRoutes } from './modules/auth/auth.routes';
+import { healthRoutes } from './modules/health/health.routes';
+import { purgeExpired } from './modules/rate-limit/rate-limit.service';
+import { userRoutes } from './modules/user/user.routes';
+import { usersRoutes } from './modules/users/users.routes';
+import { ensureInitialAdmin } from './modules/users/users.service';
+import { authPlugin } from './plugins/auth';
+import { brokerPlugin } from './plugins/broker';
+import { consolePlugin } from './plugins/console';
+import { docsPlugin } from './plugins/docs';
+import { errorHandlerPlugin } from './plugins/error-handler';
+import './plugins/fastify-types';
+import { securityHeadersPlugin } from './plugins/security-headers';
+
+export interface BuildAppOptions {
+  /** Wins over the environment. */
+  config?: Partial<Config>;
+  /** Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  smsProvider?: SmsProvider;
+  /** Fastify's logger option; defaults to pino at LOG_LEVEL. */
+  logger?: FastifyServerOptions['logger'];
+  now?: () => Date;
+}
+
+/**
+ * Builds the whole server: opens and migrates the database, creates the first admin, registers plugins and routes.
+ * The MQTT broker starts when the app becomes ready (app.ready() or listen()).
+ */
+export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const config = loadConfig(options.env ?? process.env, options.config);
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    // Error bodies are ours; the request id is in the logs.
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // An empty JSON body on a route without one (sign-out, menu) is not an error; malformed JSON is (40003).
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError(40003), undefined);
+    }
+  });
+
+  const database = await openDatabase(config.databaseUrl, config.dataDir);
+  try {
+    await database.migrate();
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+  const deps: Deps = {
+    db: database.db,
+    config,
+    box: createSecretBox(config.secretKey),
+    sms: options.smsProvider ?? new LogSmsProvider(app.log, config.smsCodeLogFile),
+    log: app.log,
+    now: options.now ?? (() => new Date()),
+  };
+  app.decorate('deps', deps);
+
+  const purge = setInterval(() => {
+    purgeExpired(deps.db, deps.now()).catch((err: unknown) =>
+      app.log.warn({ err }, 'rate limit purge failed'),
+    );
+  }, 10 * 60_000);
+  purge.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(purge);
+    await database.close();
+  });
+
+  try {
+    const admin = await ensureInitialAdmin(deps);
+    if (admin.generatedPassword) {
+      process.stdout.write(
+        `\n  Cellhub: created the account "admin" with password ${admin.generatedPassword}\n` +
+          `  (also written to ${config.dataDir}/initial-admin-password.txt). Change it after signing in.\n\n`,
+      );
+    }
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+
+  await app.register(errorHandlerPlugin);
+  await app.register(securityHeadersPlugin);
+  await app.register(docsPlugin);
+  await app.register(authPlugin);
+  await app.register(brokerPlugin, { mqttPort: config.mqttPort, mqttUrl: config.mqttUrl, host: config.host });
+  await app.register(healthRoutes);
+  await app.register(authRoutes);
+  await app.register(userRoutes);
+  await app.register(usersRoutes);
+  await app.register(consolePlugin, { dist: config.consoleDist });
+  return app;
+}

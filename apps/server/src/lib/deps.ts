@@ -1,0 +1,31 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Role } from '@cellhub/contract/routes';
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import type { SecretBox } from './crypto';
+import type { SmsProvider } from './sms';
+
+/** What services need from the running server; built once in app.ts. */
+export interface Deps {
+  db: Db;
+  config: Config;
+  box: SecretBox;
+  sms: SmsProvider;
+  log: FastifyBaseLogger;
+  /** Injectable clock: expiry tests move time instead of sleeping. */
+  now(): Date;
+}
+
+/** Where a request came from; recorded in sessions and audit rows. */
+export interface RequestContext {
+  ip: string;
+  userAgent: string;
+}
+
+/** The signed-in caller every protected service function takes first. */
+export interface Actor extends RequestContext {
+  uid: number;
+  username: string;
+  role: Role;
+  sessionId: number;
+}

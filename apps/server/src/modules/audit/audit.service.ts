@@ -1,0 +1,36 @@
+import type { DbOrTx } from '../../db/client';
+import { auditLogs } from './audit.table';
+
+export type AuditAction =
+  | 'sign_in'
+  | 'sign_in_failed'
+  | 'sign_out'
+  | 'register'
+  | 'password_change'
+  | 'phone_change'
+  | 'profile_change'
+  | 'wechat_bind'
+  | 'wechat_unbind'
+  | 'user_disable'
+  | 'user_enable'
+  | 'user_password_reset'
+  | 'admin_created';
+
+export interface AuditEntry {
+  uid: number | null;
+  action: AuditAction;
+  target?: string;
+  ip?: string;
+  detail?: Record<string, unknown>;
+}
+
+/** Pass the transaction that makes the change, so the row exists exactly when the change does. */
+export async function writeAudit(db: DbOrTx, entry: AuditEntry): Promise<void> {
+  await db.insert(auditLogs).values({
+    uid: entry.uid,
+    action: entry.action,
+    target: entry.target ?? '',
+    ip: entry.ip ?? '',
+    detail: entry.detail ?? {},
+  });
+}

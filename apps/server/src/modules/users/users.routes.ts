@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { userIdParams, userListItem, userListQuery, userResetPasswordBody } from '@cellhub/contract/auth';
+import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
+import { actorOf } from '../../plugins/auth';
+import { listUsers, resetUserPassword, setUserDisabled } from './users.service';
+
+const ADMIN = { auth: 'admin' } as const;
+
+/** Account administration; role user gets 10108. */
+export async function usersRoutes(app: FastifyInstance): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['users'];
+
+  r.get(
+    '/api/users',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'List accounts (keyword matches username, nickname, phone; disabled=0|1)',
+        querystring: userListQuery,
+        response: listResponses(userListItem, ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      const { items, total } = await listUsers(app.deps, actorOf(req), req.query);
+      return okList(items, total);
+    },
+  );
+
+  r.put(
+    '/api/users/:id/disable',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Disable an account and sign it out everywhere (not your own)',
+        params: userIdParams,
+        response: responses(z.null(), ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      await setUserDisabled(app.deps, actorOf(req), req.params.id, true);
+      return ok(null);
+    },
+  );
+
+  r.put(
+    '/api/users/:id/enable',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Enable an account',
+        params: userIdParams,
+        response: responses(z.null(), ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      await setUserDisabled(app.deps, actorOf(req), req.params.id, false);
+      return ok(null);
+    },
+  );
+
+  r.put(
+    '/api/users/:id/password',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: "Reset an account's password; its sessions are signed out",
+        params: userIdParams,
+        body: userResetPasswordBody,
+        response: responses(z.null(), ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      await resetUserPassword(app.deps, actorOf(req), req.params.id, req.body.new_password);
+      return ok(null);
+    },
+  );
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { and, count, desc, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { UserListItem } from '@cellhub/contract/auth';
+import type { DbOrTx } from '../../db/client';
+import { AppError } from '../../lib/app-error';
+import type { Actor, Deps } from '../../lib/deps';
+import { hashPassword, randomPassword } from '../../lib/password';
+import { writeAudit } from '../audit/audit.service';
+import { sessions } from '../auth/auth.table';
+import { SETTING_KEYS } from '../system-settings/system-settings.service';
+import { systemSettings } from '../system-settings/system-settings.table';
+import { users, type UserRow } from './users.table';
+
+export async function findUserByUsername(db: DbOrTx, username: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(sql`lower(${users.username}) = ${username.toLowerCase()}`);
+  return row;
+}
+
+export async function findUserById(db: DbOrTx, id: number): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export async function findUserByPhone(db: DbOrTx, phone: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.phone, phone));
+  return row;
+}
+
+/** Signs the user out everywhere: every live token of theirs stops working at once. */
+export async function revokeAllSessions(db: DbOrTx, uid: number, now: Date): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(and(eq(sessions.uid, uid), isNull(sessions.revokedAt)));
+}
+
+/** Postgres unique violation, from either driver. */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+function requireAdmin(actor: Actor): void {
+  if (actor.role !== 'admin') throw new AppError(10108);
+}
+
+const toListItem = (u: UserRow): UserListItem => ({
+  uid: u.id,
+  username: u.username,
+  nickname: u.nickname,
+  phone: u.phone ?? '',
+  email: u.email,
+  role: u.role,
+  disabled: u.disabled,
+  createdat: u.createdat.toISOString(),
+  last_login_at: u.lastLoginAt ? u.lastLoginAt.toISOString() : null,
+});
+
+export interface UserListFilter {
+  current: number;
+  per_page: number;
+  keyword?: string;
+  disabled?: '0' | '1';
+}
+
+export async function listUsers(
+  deps: Deps,
+  actor: Actor,
+  filter: UserListFilter,
+): Promise<{ items: UserListItem[]; total: number }> {
+  requireAdmin(actor);
+  const conditions: SQL[] = [];
+  if (filter.keyword) {
+    const like = `%${filter.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const match = or(ilike(users.username, like), ilike(users.nickname, like), ilike(users.phone, like));
+    if (match) conditions.push(match);
+  }
+  if (filter.disabled) conditions.push(eq(users.disabled, filter.disabled === '1'));
+  const where = conditions.length ? and(...conditions) : undefined;
+  const [rows, [totalRow]] = await Promise.all([
+    deps.db
+      .select()
+      .from(users)
+      .where(where)
+      .orderBy(desc(users.id))
+      .limit(filter.per_page)
+      .offset((filter.current - 1) * filter.per_page),
+    deps.db.select({ n: count() }).from(users).where(where),
+  ]);
+  return { items: rows.map(toListItem), total: totalRow?.n ?? 0 };
+}
+
+async function targetUser(deps: Deps, id: number): Promise<UserRow> {
+  const user = await findUserById(deps.db, id);
+  if (!user) throw new AppError(10107);
+  return user;
+}
+
+export async function setUserDisabled(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  disabled: boolean,
+): Promise<void> {
+  requireAdmin(actor);
+  // Locking yourself out would leave a fleet without its administrator.
+  if (disabled && id === actor.uid) throw new AppError(10108, 400, 'You cannot disable your own account');
+  const user = await targetUser(deps, id);
+  const now = deps.now();
+  await deps.db.transaction(async (tx) => {
+    await tx.update(users).set({ disabled }).where(eq(users.id, id));
+    if (disabled) await revokeAllSessions(tx, id, now);
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: disabled ? 'user_disable' : 'user_enable',
+      target: `user:${user.id}`,
+      ip: actor.ip,
+      detail: { username: user.username },
+    });
+  });
+}
+
+export async function resetUserPassword(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  newPassword: string,
+): Promise<void> {
+  requireAdmin(actor);
+  const user = await targetUser(deps, id);
+  const passwordHash = await hashPassword(newPassword);
+  const now = deps.now();
+  await deps.db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, id));
+    await revokeAllSessions(tx, id, now);
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'user_password_reset',
+      target: `user:${user.id}`,
+      ip: actor.ip,
+      detail: { username: user.username },
+    });
+  });
+}
+
+/**
+ * First start: creates `admin` once. A marker row (not "no admin exists") decides, so renaming or deleting the
+ * account later never brings it back, and two instances starting together create it once.
+ * Returns the generated password when one was generated (the caller has already printed nothing).
+ */
+export async function ensureInitialAdmin(
+  deps: Deps,
+): Promise<{ created: boolean; generatedPassword?: string }> {
+  const given = deps.config.adminPassword;
+  const password = given ?? randomPassword();
+  const passwordHash = await hashPassword(password);
+  const created = await deps.db.transaction(async (tx) => {
+    const [marker] = await tx
+      .insert(systemSettings)
+      .values({ key: SETTING_KEYS.initialAdmin, value: randomUUID() })
+      .onConflictDoNothing()
+      .returning();
+    if (!marker) return false;
+    const existing = await findUserByUsername(tx, 'admin');
+    if (existing) return false;
+    const [row] = await tx
+      .insert(users)
+      .values({ username: 'admin', passwordHash, role: 'admin', nickname: 'admin', certification: 'pass' })
+      .returning({ id: users.id });
+    await writeAudit(tx, { uid: row?.id ?? null, action: 'admin_created', target: 'user:admin' });
+    return true;
+  });
+  if (!created) return { created: false };
+  if (given) return { created: true };
+  const file = path.join(deps.config.dataDir, 'initial-admin-password.txt');
+  mkdirSync(deps.config.dataDir, { recursive: true });
+  writeFileSync(file, password + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { created: true, generatedPassword: password };
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, RateLimitError } from '../lib/app-error';
+import type { Actor, RequestContext } from '../lib/deps';
+import { authenticate } from '../modules/auth/auth.service';
+
+export const requestContext = (request: FastifyRequest): RequestContext => ({
+  ip: request.ip,
+  userAgent: String(request.headers['user-agent'] ?? ''),
+});
+
+/** The signed-in caller of a route declared `user` or `admin` (the hook already refused anyone else). */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new AppError(10102);
+  return request.actor;
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+// The API docs are public; everything else under /api is guarded unless its route says otherwise.
+const isGuarded = (url: string | undefined) =>
+  url !== undefined && url.startsWith('/api/') && !url.startsWith('/api/docs');
+
+/**
+ * Per-process flood guard: N requests per minute per client address and route. In memory on purpose: a database
+ * write per request would make the database the bottleneck. The limits that protect secrets (sign-in failures,
+ * SMS codes) are counted in the database and shared by every instance.
+ */
+class FloodGuard {
+  private windowStart = 0;
+  private counts = new Map<string, number>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => Date,
+  ) {}
+
+  hit(key: string): number | undefined {
+    const t = this.now().getTime();
+    const start = t - (t % 60_000);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.counts.clear();
+    }
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    return n > this.perMinute ? (start + 60_000 - t) / 1000 : undefined;
+  }
+}
+
+export const authPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('actor', null);
+    const { config } = app.deps;
+    const guard =
+      config.rateLimitPerMinute > 0 ? new FloodGuard(config.rateLimitPerMinute, app.deps.now) : undefined;
+
+    app.addHook('onRequest', async (request) => {
+      const url = request.routeOptions.url;
+      if (!isGuarded(url)) return;
+      const routeConfig = request.routeOptions.config;
+      if (guard && routeConfig.rateLimit !== false) {
+        const wait = guard.hit(`${request.ip} ${request.method} ${url}`);
+        if (wait !== undefined) throw new RateLimitError(wait);
+      }
+      const auth = routeConfig.auth ?? 'user';
+      if (auth === 'public') return;
+      const token = bearer(request);
+      const actor = token ? await authenticate(app.deps, token, requestContext(request)) : undefined;
+      if (actor) request.actor = actor;
+      if (auth === 'optional') return;
+      if (!actor) throw new AppError(10102);
+      if (auth === 'admin' && actor.role !== 'admin') throw new AppError(10108);
+    });
+  },
+  { name: 'auth', dependencies: ['error-handler'] },
+);

@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { Aedes, type AuthenticateError } from 'aedes';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import websocket from '@fastify/websocket';
+import mqtt, { type MqttClient } from 'mqtt';
+import { createWebSocketStream } from 'ws';
+
+/** What the rest of the server sees of MQTT, embedded or external. The device gateway builds on it (issue 3). */
+export interface BrokerHandle {
+  kind: 'embedded' | 'external';
+  healthy(): boolean;
+  /** Embedded: the TCP port actually bound (useful with MQTT_PORT=0). */
+  port?: number;
+  aedes?: Aedes;
+  client?: MqttClient;
+}
+
+/** A start-up failure whose message is meant for the operator as is (no stack trace). */
+export class StartupError extends Error {}
+
+// MQTT CONNACK return code 5.
+const NOT_AUTHORIZED = 5;
+
+async function startEmbedded(app: FastifyInstance, port: number, host: string): Promise<BrokerHandle> {
+  const aedes = await Aedes.createBroker({
+    // Device credentials and topic ACLs arrive with devices (issue 3). Until then nobody may connect: an open
+    // broker on a public port would be a free relay for anyone.
+    authenticate: (_client, _username, _password, done) => {
+      const err = new Error('not authorized') as AuthenticateError;
+      err.returnCode = NOT_AUTHORIZED as AuthenticateError['returnCode'];
+      done(err, false);
+    },
+  });
+  aedes.on('clientError', (client, err) =>
+    app.log.debug({ client: client.id, err: err.message }, 'mqtt client error'),
+  );
+
+  const server = net.createServer((socket) => aedes.handle(socket));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port, host }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new StartupError(
+        `MQTT_PORT ${port} is already in use (another broker or Cellhub is running). ` +
+          'Free the port, set MQTT_PORT to another port, or set MQTT_URL=mqtt://host:port to use an external broker.',
+      );
+    }
+    throw err;
+  }
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  app.get('/mqtt', { websocket: true, schema: { hide: true } }, (socket, request) => {
+    aedes.handle(createWebSocketStream(socket), request.raw);
+  });
+
+  app.addHook('onClose', async () => {
+    // Clients first (aedes.close disconnects them), then the listener, so server.close does not wait on them.
+    await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  app.log.info({ port: boundPort }, 'embedded MQTT broker listening');
+  return {
+    kind: 'embedded',
+    port: boundPort,
+    aedes,
+    healthy: () => !aedes.closed && server.listening,
+  };
+}
+
+function connectExternal(app: FastifyInstance, url: string): BrokerHandle {
+  const client = mqtt.connect(url, {
+    clientId: `cellhub-server-${randomBytes(6).toString('hex')}`,
+    reconnectPeriod: 2000,
+    connectTimeout: 10_000,
+  });
+  client.on('error', (err) => app.log.warn({ err: err.message }, 'external MQTT broker error'));
+  client.on('connect', () => app.log.info({ url: new URL(url).host }, 'connected to external MQTT broker'));
+  app.addHook('onClose', async () => {
+    await client.endAsync(true);
+  });
+  return { kind: 'external', client, healthy: () => client.connected };
+}
+
+export interface BrokerOptions {
+  mqttPort: number;
+  mqttUrl: string | undefined;
+  host: string;
+}
+
+export const brokerPlugin = fp(
+  async (app: FastifyInstance, opts: BrokerOptions) => {
+    const handle = opts.mqttUrl
+      ? connectExternal(app, opts.mqttUrl)
+      : await startEmbedded(app, opts.mqttPort, opts.host);
+    app.decorate('broker', handle);
+  },
+  { name: 'broker' },
+);
