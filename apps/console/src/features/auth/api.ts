@@ -1,4 +1,10 @@
-import type { LoginBody, LoginPhoneBody, LoginResult, RegisterBody, WechatTicket } from '@cellhub/contract/auth';
+import type {
+  LoginBody,
+  LoginPhoneBody,
+  LoginResult,
+  RegisterBody,
+  WechatTicket,
+} from '@cellhub/contract/auth';
 import { http } from '../../lib/request';
 
 // Sign-in calls are silent: the form shows the failure inline, next to the fields, instead of a toast.

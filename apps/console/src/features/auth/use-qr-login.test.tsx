@@ -47,7 +47,9 @@ describe('useQrLogin', () => {
   });
 
   it('stops on 20122 and shows the expired state; refresh asks for a new ticket', async () => {
-    poll.mockRejectedValueOnce(notScanned()).mockRejectedValueOnce(new ApiError(20122, 'Ticket expired', 400));
+    poll
+      .mockRejectedValueOnce(notScanned())
+      .mockRejectedValueOnce(new ApiError(20122, 'Ticket expired', 400));
     const { result } = renderHook(() => useQrLogin(vi.fn()));
     await tick(0);
     await tick();

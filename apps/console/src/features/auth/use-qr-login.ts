@@ -51,7 +51,12 @@ export function useQrLogin(onSuccess: (result: LoginResult) => void): QrState & 
           const phase = e instanceof ApiError ? PHASE_BY_CODE[e.code] : undefined;
           if (phase) setState({ phase });
           // Not scanned yet, or a passing network hiccup: ask again.
-          else if (!(e instanceof ApiError) || e.code === NOT_SCANNED || e.httpStatus === 0 || e.httpStatus >= 500)
+          else if (
+            !(e instanceof ApiError) ||
+            e.code === NOT_SCANNED ||
+            e.httpStatus === 0 ||
+            e.httpStatus >= 500
+          )
             poll(ticket);
           else setState({ phase: 'failed' });
         }

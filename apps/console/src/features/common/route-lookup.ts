@@ -5,7 +5,8 @@ import { matchPath } from 'react-router';
 export function findRoute(pathname: string): { route: RouteDef; group: RouteDef } | undefined {
   for (const group of APP_ROUTES) {
     const leaves = group.children?.length ? group.children : [group];
-    for (const route of leaves) if (matchPath({ path: route.path, end: true }, pathname)) return { route, group };
+    for (const route of leaves)
+      if (matchPath({ path: route.path, end: true }, pathname)) return { route, group };
   }
   return undefined;
 }

@@ -16,7 +16,8 @@ export const sendPhoneCode = (phone: string) =>
   http.post<null>('/api/user/smscode', { phone, purpose: 'change_phone' });
 
 /** Silent: 20125 (same number) and 20121 (wrong code) go next to their fields. */
-export const changePhone = (body: PhoneChangeBody) => http.put<null>('/api/user/phone', body, { silent: true });
+export const changePhone = (body: PhoneChangeBody) =>
+  http.put<null>('/api/user/phone', body, { silent: true });
 
 export const createWechatBindTicket = () =>
   http.post<WechatTicket>('/api/user/wechat/qr', undefined, { silent: true });

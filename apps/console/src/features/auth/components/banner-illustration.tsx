@@ -42,7 +42,13 @@ function Rollout() {
     <>
       <rect x="110" y="40" width="180" height="200" rx="14" fill="#E8F3FF" stroke="#BEDAFF" strokeWidth="2" />
       <rect x="150" y="70" width="100" height="70" rx="8" fill="#165DFF" />
-      <path d="M200 84v36m-14-14 14 14 14-14" stroke="#fff" strokeWidth="6" strokeLinecap="round" fill="none" />
+      <path
+        d="M200 84v36m-14-14 14 14 14-14"
+        stroke="#fff"
+        strokeWidth="6"
+        strokeLinecap="round"
+        fill="none"
+      />
       {[0, 1, 2].map((i) => (
         <g key={i} transform={`translate(134 ${162 + i * 24})`}>
           <rect width="132" height="10" rx="5" fill="#BEDAFF" />

@@ -72,7 +72,9 @@ describe('login form', () => {
     fireEvent.change(screen.getByPlaceholderText('Password'), { target: { value: 'Secret1' } });
     fireEvent.click(screen.getByText('I have read and agree to the', { exact: false }));
     fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
-    await waitFor(() => expect(screen.getByTestId('where').textContent).toBe('/device/detail/pk1/SN01?tab=config'));
+    await waitFor(() =>
+      expect(screen.getByTestId('where').textContent).toBe('/device/detail/pk1/SN01?tab=config'),
+    );
     expect(login).toHaveBeenCalledWith({ username: 'admin', password: 'Secret1' });
     expect(getToken()).toBe('tok');
   });

@@ -123,7 +123,10 @@ export default function LoginForm() {
           initialValues={{ username: localStorage.getItem(REMEMBER_KEY) ?? '' }}
           autoComplete="on"
         >
-          <Form.Item field="username" rules={[{ required: true, message: t('login.form.username.required') }]}>
+          <Form.Item
+            field="username"
+            rules={[{ required: true, message: t('login.form.username.required') }]}
+          >
             <Input
               prefix={<IconUser />}
               placeholder={t('login.form.username.placeholder')}
@@ -131,7 +134,10 @@ export default function LoginForm() {
               maxLength={64}
             />
           </Form.Item>
-          <Form.Item field="password" rules={[{ required: true, message: t('login.form.password.required') }]}>
+          <Form.Item
+            field="password"
+            rules={[{ required: true, message: t('login.form.password.required') }]}
+          >
             <Input.Password
               prefix={<IconLock />}
               placeholder={t('login.form.password.placeholder')}

@@ -41,7 +41,9 @@ describe('register form', () => {
     fill('secret12', 'secret12');
     const password = screen.getByPlaceholderText('Password');
     await vi.waitFor(() => expect(password.closest('.arco-form-item-status-error')).not.toBeNull());
-    expect(screen.getByPlaceholderText('Confirm password').closest('.arco-form-item-status-error')).toBeNull();
+    expect(
+      screen.getByPlaceholderText('Confirm password').closest('.arco-form-item-status-error'),
+    ).toBeNull();
     expect(register).not.toHaveBeenCalled();
   });
 
@@ -50,7 +52,11 @@ describe('register form', () => {
     render(<RegisterForm />, { wrapper: MemoryRouter });
     fill('Secret12', 'Secret12');
     await vi.waitFor(() =>
-      expect(register).toHaveBeenCalledWith({ username: 'alice', password: 'Secret12', password2: 'Secret12' }),
+      expect(register).toHaveBeenCalledWith({
+        username: 'alice',
+        password: 'Secret12',
+        password2: 'Secret12',
+      }),
     );
   });
 });

@@ -100,7 +100,11 @@ export default function RegisterForm() {
             { required: true, message: t('register.password2.required') },
             {
               validator: (value: string | undefined, cb) =>
-                cb(value && value !== form.getFieldValue('password') ? t('register.password2.mismatch') : undefined),
+                cb(
+                  value && value !== form.getFieldValue('password')
+                    ? t('register.password2.mismatch')
+                    : undefined,
+                ),
             },
           ]}
         >

@@ -58,8 +58,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'register.username.rule': 'Username must be 3-32 letters, digits or _ - .',
   'register.password.placeholder': 'Password',
   'register.password.required': 'Password cannot be empty',
-  'register.password.rule':
-    'At least 6 characters, no spaces, with digits, upper and lower case letters',
+  'register.password.rule': 'At least 6 characters, no spaces, with digits, upper and lower case letters',
   'register.password2.placeholder': 'Confirm password',
   'register.password2.required': 'Please enter the password again',
   'register.password2.mismatch': 'The two passwords do not match',

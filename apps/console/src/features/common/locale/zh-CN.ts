@@ -1,11 +1,14 @@
 const zhCN = {
   'unavailable.title': '当前版本尚未提供此功能',
   'unavailable.back': '返回工作台',
-  'unavailable.area.product': '产品管理：定义产品型号、物模型属性、接入平台、生产任务与指令组，设备按产品接入。',
-  'unavailable.area.device': '设备管理：查看设备在线状态与信号，远程配置、下发指令，批量配置模板与自定义指令。',
+  'unavailable.area.product':
+    '产品管理：定义产品型号、物模型属性、接入平台、生产任务与指令组，设备按产品接入。',
+  'unavailable.area.device':
+    '设备管理：查看设备在线状态与信号，远程配置、下发指令，批量配置模板与自定义指令。',
   'unavailable.area.deviceAdmin': '设备库存：设备入库、创建与快速出库，管理出厂设备的归属。',
   'unavailable.area.firmware': '固件管理：上传固件版本、校验值与发布范围，为 OTA 升级提供固件。',
-  'unavailable.area.ota': 'OTA 升级：按产品与固件版本创建升级任务，启动、暂停、取消并跟踪每台设备的升级结果。',
+  'unavailable.area.ota':
+    'OTA 升级：按产品与固件版本创建升级任务，启动、暂停、取消并跟踪每台设备的升级结果。',
   'unavailable.area.card': '物联网卡：查看卡状态、剩余流量、本月用量与到期时间，订购和续费流量套餐。',
   'unavailable.area.share': '设备分享：通过分享链接查看或控制他人分享的设备。',
   'unavailable.area.scene': '场景：把设备、数据模板和数据源组合成组态场景。',

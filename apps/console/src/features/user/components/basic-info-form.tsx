@@ -13,7 +13,25 @@ export const PROFILE_MAX = 200;
 type Values = Required<Omit<ProfileUpdateBody, 'birthday'>> & { birthday?: string };
 
 // Stored as ISO region codes so the name follows the console language; anything typed in is kept as text.
-const REGIONS = ['CN', 'SG', 'MY', 'TH', 'VN', 'ID', 'PH', 'IN', 'JP', 'KR', 'AU', 'US', 'CA', 'GB', 'DE', 'FR', 'BR'];
+const REGIONS = [
+  'CN',
+  'SG',
+  'MY',
+  'TH',
+  'VN',
+  'ID',
+  'PH',
+  'IN',
+  'JP',
+  'KR',
+  'AU',
+  'US',
+  'CA',
+  'GB',
+  'DE',
+  'FR',
+  'BR',
+];
 
 function fromInfo(info: UserInfo): Values {
   return {

@@ -15,7 +15,11 @@ interface Values {
   confirm_password: string;
 }
 
-const FIELD_BY_CODE: Record<number, keyof Values> = { 31004: 'old_password', 31005: 'new_password', 11013: 'confirm_password' };
+const FIELD_BY_CODE: Record<number, keyof Values> = {
+  31004: 'old_password',
+  31005: 'new_password',
+  11013: 'confirm_password',
+};
 
 export default function PasswordModal({ visible, onClose }: { visible: boolean; onClose: () => void }) {
   const t = useLocale(locale);
@@ -65,7 +69,10 @@ export default function PasswordModal({ visible, onClose }: { visible: boolean; 
           field="old_password"
           rules={[{ required: true, message: t('userSetting.password.old.required') }]}
         >
-          <Input.Password placeholder={t('userSetting.password.old.placeholder')} autoComplete="current-password" />
+          <Input.Password
+            placeholder={t('userSetting.password.old.placeholder')}
+            autoComplete="current-password"
+          />
         </Form.Item>
         <Form.Item
           label={t('userSetting.password.new')}

@@ -16,7 +16,12 @@ interface Values {
 }
 
 // 20125 same number, 20129 taken by another account, 20121/20119 wrong or missing code.
-const FIELD_BY_CODE: Record<number, keyof Values> = { 20125: 'phone', 20129: 'phone', 20121: 'captcha', 20119: 'captcha' };
+const FIELD_BY_CODE: Record<number, keyof Values> = {
+  20125: 'phone',
+  20129: 'phone',
+  20121: 'captcha',
+  20119: 'captcha',
+};
 
 interface Props {
   visible: boolean;
@@ -85,7 +90,11 @@ export default function PhoneModal({ visible, onClose, currentPhone }: Props) {
             },
           ]}
         >
-          <Input placeholder={t('userSetting.phoneChange.phone.placeholder')} maxLength={16} autoComplete="tel" />
+          <Input
+            placeholder={t('userSetting.phoneChange.phone.placeholder')}
+            maxLength={16}
+            autoComplete="tel"
+          />
         </Form.Item>
         <Form.Item
           label={t('userSetting.phoneChange.captcha')}

@@ -14,7 +14,17 @@ import WechatBindModal from './wechat-bind-modal';
 
 type Dialog = 'password' | 'phone' | 'wechat' | null;
 
-function Row({ title, set, desc, action }: { title: string; set: ReactNode; desc: ReactNode; action: ReactNode }) {
+function Row({
+  title,
+  set,
+  desc,
+  action,
+}: {
+  title: string;
+  set: ReactNode;
+  desc: ReactNode;
+  action: ReactNode;
+}) {
   return (
     <div className={styles.securityRow}>
       <div className={styles.securityTitle}>{title}</div>
@@ -85,7 +95,11 @@ export default function SecuritySettings({
       <Row
         title={t('userSetting.security.wechat')}
         set={status(info.wechat_bound)}
-        desc={info.wechat_bound ? t('userSetting.security.wechat.bound') : t('userSetting.security.wechat.unbound')}
+        desc={
+          info.wechat_bound
+            ? t('userSetting.security.wechat.bound')
+            : t('userSetting.security.wechat.unbound')
+        }
         action={
           info.wechat_bound ? (
             <Popconfirm title={t('userSetting.security.unbindConfirm')} onOk={unbind}>

@@ -39,7 +39,9 @@ export default function SmsCodeInput({ value, onChange, placeholder, onSend }: P
       inputMode="numeric"
       addAfter={
         <Button type="text" size="small" loading={sending} disabled={left > 0} onClick={send}>
-          {left > 0 ? t('userSetting.phoneChange.resend', { seconds: left }) : t('userSetting.phoneChange.send')}
+          {left > 0
+            ? t('userSetting.phoneChange.resend', { seconds: left })
+            : t('userSetting.phoneChange.send')}
         </Button>
       }
     />

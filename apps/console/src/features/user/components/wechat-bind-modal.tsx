@@ -63,10 +63,20 @@ export default function WechatBindModal({ visible, onClose }: { visible: boolean
   }, [visible, phase, ticket, queryClient, onClose, t]);
 
   const overlay =
-    phase === 'expired' ? t('userSetting.wechat.expired') : phase === 'unavailable' ? t('userSetting.wechat.unavailable') : '';
+    phase === 'expired'
+      ? t('userSetting.wechat.expired')
+      : phase === 'unavailable'
+        ? t('userSetting.wechat.unavailable')
+        : '';
 
   return (
-    <Modal title={t('userSetting.wechat.title')} visible={visible} onCancel={onClose} footer={null} unmountOnExit>
+    <Modal
+      title={t('userSetting.wechat.title')}
+      visible={visible}
+      onCancel={onClose}
+      footer={null}
+      unmountOnExit
+    >
       <div className={styles.qrPanel}>
         <div className={styles.qrBox}>
           {ticket && phase !== 'unavailable' ? (

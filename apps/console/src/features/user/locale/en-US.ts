@@ -85,7 +85,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userSetting.wechat.unavailable': 'WeChat binding is not available',
   'userSetting.wechat.done': 'WeChat bound',
   'userSetting.cert.pass.title': 'Identity verified',
-  'userSetting.cert.pass.desc': 'Your account has passed identity verification and can use every SIM card service.',
+  'userSetting.cert.pass.desc':
+    'Your account has passed identity verification and can use every SIM card service.',
   'userSetting.cert.auditing.title': 'Verification under review',
   'userSetting.cert.auditing.desc':
     'Your documents were submitted; this status updates when the review is done. SIM activation needs a verified identity.',

@@ -1,4 +1,195 @@
-// Placeholder so the router builds; replaced by the full page.
+import type { UserListItem } from '@cellhub/contract/auth';
+import {
+  Badge,
+  Button,
+  Card,
+  Divider,
+  Form,
+  Grid,
+  Input,
+  Message,
+  Popconfirm,
+  Select,
+  Space,
+  Table,
+  Tag,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { useState } from 'react';
+import { PageContainer } from '../../../components/page-container';
+import { useLocale } from '../../../lib/i18n';
+import { useUserInfo } from '../../../lib/user';
+import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
+import ResetPasswordModal from '../components/reset-password-modal';
+import { formatTime } from '../format-time';
+import locale from '../locale';
+import styles from './user-list-page.module.css';
+
+interface Filters {
+  keyword?: string;
+  disabled?: '0' | '1';
+}
+
 export default function UserListPage() {
-  return <div />;
+  const t = useLocale(locale);
+  const [form] = Form.useForm<Filters>();
+  const [params, setParams] = useState<UserListParams>({ current: 1, per_page: 10 });
+  const { data, isFetching } = useUserList(params);
+  const { data: me } = useUserInfo();
+  const setDisabled = useSetUserDisabled();
+  const [resetting, setResetting] = useState<UserListItem | null>(null);
+
+  const search = () => {
+    const { keyword, disabled } = form.getFieldsValue();
+    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined, disabled }));
+  };
+
+  const toggle = (row: UserListItem) =>
+    setDisabled.mutateAsync({ uid: row.uid, disabled: !row.disabled }).then(
+      () => Message.success(row.disabled ? t('users.enabled.done') : t('users.disabled.done')),
+      () => {
+        // The request layer has shown why.
+      },
+    );
+
+  const columns: TableColumnProps<UserListItem>[] = [
+    {
+      title: t('users.col.username'),
+      dataIndex: 'username',
+      render: (v: string, row) =>
+        row.uid === me?.uid ? (
+          <Space size={6}>
+            {v}
+            <Tag size="small" color="arcoblue">
+              {t('users.self')}
+            </Tag>
+          </Space>
+        ) : (
+          v
+        ),
+    },
+    { title: t('users.col.nickname'), dataIndex: 'nickname' },
+    { title: t('users.col.phone'), dataIndex: 'phone' },
+    { title: t('users.col.email'), dataIndex: 'email', ellipsis: true },
+    {
+      title: t('users.col.role'),
+      dataIndex: 'role',
+      render: (v: string) => (
+        <Tag color={v === 'admin' ? 'purple' : 'gray'} size="small">
+          {v === 'admin' ? t('users.role.admin') : t('users.role.user')}
+        </Tag>
+      ),
+    },
+    {
+      title: t('users.col.status'),
+      dataIndex: 'disabled',
+      render: (v: boolean) =>
+        v ? (
+          <Badge status="error" text={t('users.status.disabled')} />
+        ) : (
+          <Badge status="success" text={t('users.status.enabled')} />
+        ),
+    },
+    { title: t('users.col.created'), dataIndex: 'createdat', render: (v: string) => formatTime(v) },
+    {
+      title: t('users.col.lastLogin'),
+      dataIndex: 'last_login_at',
+      render: (v: string | null) =>
+        v ? formatTime(v) : <span className={styles.muted}>{t('users.never')}</span>,
+    },
+    {
+      title: t('users.col.operations'),
+      dataIndex: 'operations',
+      fixed: 'right',
+      width: 180,
+      render: (_: unknown, row) => (
+        <Space size={0}>
+          {/* An admin cannot lock themselves out from here. */}
+          {row.uid !== me?.uid && (
+            <Popconfirm
+              title={row.disabled ? t('users.enable.confirm') : t('users.disable.confirm')}
+              onOk={() => toggle(row)}
+            >
+              <Button type="text" size="small" status={row.disabled ? 'success' : 'danger'}>
+                {row.disabled ? t('users.enable') : t('users.disable')}
+              </Button>
+            </Popconfirm>
+          )}
+          <Button type="text" size="small" onClick={() => setResetting(row)}>
+            {t('users.resetPassword')}
+          </Button>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <PageContainer>
+      <Card bordered={false} title={t('users.title')}>
+        <div className={styles.searchRow}>
+          <Form
+            form={form}
+            className={styles.searchForm}
+            labelCol={{ span: 5 }}
+            wrapperCol={{ span: 19 }}
+            labelAlign="left"
+            onSubmit={search}
+          >
+            <Grid.Row gutter={24}>
+              <Grid.Col span={12}>
+                <Form.Item label={t('users.keyword')} field="keyword">
+                  <Input placeholder={t('users.keyword.placeholder')} allowClear maxLength={64} />
+                </Form.Item>
+              </Grid.Col>
+              <Grid.Col span={12}>
+                <Form.Item label={t('users.status')} field="disabled">
+                  <Select
+                    placeholder={t('users.status.all')}
+                    allowClear
+                    options={[
+                      { label: t('users.status.enabled'), value: '0' },
+                      { label: t('users.status.disabled'), value: '1' },
+                    ]}
+                  />
+                </Form.Item>
+              </Grid.Col>
+            </Grid.Row>
+          </Form>
+          <Divider type="vertical" className={styles.searchDivider} />
+          <Space direction="vertical" size={18}>
+            <Button type="primary" icon={<IconSearch />} onClick={search}>
+              {t('common.search')}
+            </Button>
+            <Button
+              icon={<IconRefresh />}
+              onClick={() => {
+                form.resetFields();
+                search();
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </div>
+        <Divider style={{ marginTop: 0 }} />
+        <Table<UserListItem>
+          rowKey="uid"
+          loading={isFetching}
+          columns={columns}
+          data={data?.data ?? []}
+          scroll={{ x: 1100 }}
+          pagination={{
+            current: params.current,
+            pageSize: params.per_page,
+            total: data?.total ?? 0,
+            showTotal: (total: number) => t('users.total', { total }),
+            sizeCanChange: true,
+            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
+          }}
+        />
+      </Card>
+      <ResetPasswordModal user={resetting} onClose={() => setResetting(null)} />
+    </PageContainer>
+  );
 }
