@@ -1,4 +1,84 @@
-// Placeholder so the router builds; replaced by the full page.
+import { Card, Divider, Empty, Grid, Table } from '@arco-design/web-react';
+import { useMemo } from 'react';
+import { PageContainer } from '../../../components/page-container';
+import { useLocale } from '../../../lib/i18n';
+import { useUserInfo } from '../../../lib/user';
+import DonutCard from '../components/donut-card';
+import OverviewStats from '../components/overview-stats';
+import { AnnouncementsCard, DocsCard, ShortcutsCard } from '../components/side-cards';
+import TrendSection from '../components/trend-card';
+import locale from '../locale';
+import styles from './workplace-page.module.css';
+
 export default function WorkplacePage() {
-  return <div />;
+  const t = useLocale(locale);
+  const { data: me } = useUserInfo();
+  const name = me ? me.nickname || me.username : '';
+
+  const deviceShares = useMemo(
+    () => [
+      { name: t('workplace.deviceOnline'), value: 0 },
+      { name: t('workplace.deviceOffline'), value: 0 },
+    ],
+    [t],
+  );
+  const operatorShares = useMemo(
+    () => [
+      { name: t('workplace.operator.cmcc'), value: 0 },
+      { name: t('workplace.operator.cucc'), value: 0 },
+      { name: t('workplace.operator.ctcc'), value: 0 },
+    ],
+    [t],
+  );
+
+  return (
+    <PageContainer className={styles.layout}>
+      <div className={styles.main}>
+        <Card bordered={false}>
+          <div className={styles.welcome}>{t('workplace.welcome', { name })}</div>
+          <div className={styles.hint}>{t('workplace.overviewHint')}</div>
+          <Divider />
+          <OverviewStats data={{}} />
+          <Divider />
+          <TrendSection />
+        </Card>
+        <Grid.Row gutter={16} className={styles.row}>
+          <Grid.Col span={12}>
+            <Card bordered={false} title={t('workplace.recentAlerts')} style={{ height: '100%' }}>
+              <Table
+                size="small"
+                pagination={false}
+                data={[]}
+                noDataElement={<Empty description={t('workplace.noData')} />}
+                columns={[
+                  { title: t('workplace.alert.device'), dataIndex: 'device' },
+                  { title: t('workplace.alert.content'), dataIndex: 'content' },
+                  { title: t('workplace.alert.time'), dataIndex: 'time' },
+                ]}
+              />
+            </Card>
+          </Grid.Col>
+          <Grid.Col span={6}>
+            <DonutCard
+              title={t('workplace.deviceStatus')}
+              items={deviceShares}
+              empty={t('workplace.noData')}
+            />
+          </Grid.Col>
+          <Grid.Col span={6}>
+            <DonutCard
+              title={t('workplace.simOperators')}
+              items={operatorShares}
+              empty={t('workplace.noData')}
+            />
+          </Grid.Col>
+        </Grid.Row>
+      </div>
+      <div className={styles.side}>
+        <ShortcutsCard />
+        <AnnouncementsCard />
+        <DocsCard />
+      </div>
+    </PageContainer>
+  );
 }

@@ -1,5 +1,6 @@
 import { Button, Card, Result, Skeleton, Tabs } from '@arco-design/web-react';
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
@@ -15,7 +16,11 @@ type Dialog = 'password' | 'phone' | 'wechat' | null;
 export default function UserSettingPage() {
   const t = useLocale(locale);
   const { data: info, isError, refetch } = useUserInfo();
-  const [tab, setTab] = useState('basic');
+  const [search] = useSearchParams();
+  const [tab, setTab] = useState(() => {
+    const wanted = search.get('tab');
+    return wanted === 'security' || wanted === 'certification' ? wanted : 'basic';
+  });
   const [dialog, setDialog] = useState<Dialog>(null);
 
   if (isError)

@@ -1,0 +1,21 @@
+import { Card } from '@arco-design/web-react';
+import { useCallback } from 'react';
+import { Chart, type ChartTheme } from '../../../components/chart/chart';
+import { donutOption } from '../chart-options';
+
+export default function DonutCard({
+  title,
+  items,
+  empty,
+}: {
+  title: string;
+  items: { name: string; value: number }[];
+  empty: string;
+}) {
+  const option = useCallback((theme: ChartTheme) => donutOption({ items, empty }, theme), [items, empty]);
+  return (
+    <Card bordered={false} title={title} style={{ height: '100%' }}>
+      <Chart option={option} height={260} />
+    </Card>
+  );
+}
