@@ -16,9 +16,9 @@ import { authPlugin } from './plugins/auth';
 import { brokerPlugin } from './plugins/broker';
 import { consolePlugin } from './plugins/console';
 import { docsPlugin } from './plugins/docs';
-import { errorHandlerPlugin } from './plugins/error-handler';
+import { errorHandlerPlugin, sendAppError } from './plugins/error-handler';
 import './plugins/fastify-types';
-import { securityHeadersPlugin } from './plugins/security-headers';
+import { applySecurityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 
 export interface BuildAppOptions {
   /** Wins over the environment. */
@@ -43,6 +43,12 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     trustProxy: config.trustProxy,
     // Error bodies are ours; the request id is in the logs.
     return503OnClosing: true,
+    // Malformed URLs and oversized path parameters are refused by the router before any hook runs.
+    frameworkErrors: (err, _request, reply) => {
+      applySecurityHeaders(reply);
+      const field = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'params' : 'url';
+      sendAppError(reply, new AppError(10113, 400, undefined, [{ field, message: err.message }]));
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -121,7 +121,7 @@ export const wechatTicket = z.object({
 });
 export type WechatTicket = z.infer<typeof wechatTicket>;
 
-export const wechatTicketParams = z.object({ ticket: z.string().min(1).max(128) });
+export const wechatTicketParams = z.object({ ticket: z.string().min(1).max(64) });
 
 /** What the OAuth provider appends to the redirect URI; `code` is missing when the user declined. */
 export const wechatCallbackQuery = z.object({

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
 export const CONTENT_SECURITY_POLICY = [
@@ -13,6 +13,15 @@ export const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
+export function applySecurityHeaders(reply: FastifyReply): void {
+  if (!reply.hasHeader('content-security-policy')) {
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+  }
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+  reply.header('x-frame-options', 'DENY');
+}
+
 /**
  * Set in onSend, which runs for every answer: routes, errors, 404s and static files. A route that needs a looser
  * policy (the API docs page) sets its own header and it is kept.
@@ -20,12 +29,7 @@ export const CONTENT_SECURITY_POLICY = [
 export const securityHeadersPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('onSend', async (_request, reply, payload) => {
-      if (!reply.hasHeader('content-security-policy')) {
-        reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
-      }
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('referrer-policy', 'strict-origin-when-cross-origin');
-      reply.header('x-frame-options', 'DENY');
+      applySecurityHeaders(reply);
       return payload;
     });
   },
