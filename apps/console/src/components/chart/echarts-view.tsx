@@ -3,17 +3,10 @@
  * lands in one lazily loaded chunk (see chart.tsx).
  */
 import { BarChart, LineChart, PieChart } from 'echarts/charts';
-import {
-  DataZoomComponent,
-  GraphicComponent,
-  GridComponent,
-  LegendComponent,
-  TooltipComponent,
-} from 'echarts/components';
+import { GraphicComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { init, use as registerParts, type ComposeOption, type ECharts } from 'echarts/core';
 import type { BarSeriesOption, LineSeriesOption, PieSeriesOption } from 'echarts/charts';
 import type {
-  DataZoomComponentOption,
   GraphicComponentOption,
   GridComponentOption,
   LegendComponentOption,
@@ -29,7 +22,6 @@ registerParts([
   GridComponent,
   TooltipComponent,
   LegendComponent,
-  DataZoomComponent,
   GraphicComponent,
   CanvasRenderer,
 ]);
@@ -41,7 +33,6 @@ export type ChartOption = ComposeOption<
   | GridComponentOption
   | TooltipComponentOption
   | LegendComponentOption
-  | DataZoomComponentOption
   | GraphicComponentOption
 >;
 

@@ -23,3 +23,7 @@ export const createWechatBindTicket = () =>
   http.post<WechatTicket>('/api/user/wechat/qr', undefined, { silent: true });
 
 export const unbindWechat = () => http.delete<null>('/api/user/wechat');
+
+/** 20124 until scanned; null once the account is bound. */
+export const pollWechatBindTicket = (ticket: string) =>
+  http.get<null>(`/api/user/wechat/qr/${encodeURIComponent(ticket)}`, { silent: true });

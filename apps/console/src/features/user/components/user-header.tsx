@@ -2,6 +2,7 @@ import type { UserInfo } from '@cellhub/contract/auth';
 import { Avatar, Descriptions, Link, Tag } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
+import { formatTime } from '../format-time';
 import { maskPhone } from '../mask-phone';
 import styles from '../pages/user-setting-page.module.css';
 
@@ -42,7 +43,7 @@ export default function UserHeader({ info, onEditPhone }: { info: UserInfo; onEd
               </span>
             ),
           },
-          { label: t('userSetting.registrationDate'), value: info.registrationDate },
+          { label: t('userSetting.registrationDate'), value: formatTime(info.registrationDate) },
         ]}
       />
     </div>

@@ -4,20 +4,27 @@ import { IconRefresh } from '@arco-design/web-react/icon';
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useLocale } from '../../../lib/i18n';
-import { fetchUserInfo, USER_INFO_KEY } from '../../../lib/user';
-import { createWechatBindTicket } from '../api';
+import { ApiError } from '../../../lib/request';
+import { USER_INFO_KEY } from '../../../lib/user';
+import { createWechatBindTicket, pollWechatBindTicket } from '../api';
 import locale from '../locale';
 import styles from '../pages/user-setting-page.module.css';
 
 const QrCodeSvg = lazy(() => import('./qr-code-svg'));
 const POLL_MS = 2000;
 
-type Phase = 'loading' | 'waiting' | 'expired' | 'unavailable';
+const OVERLAY: Partial<Record<Phase, string>> = {
+  expired: 'userSetting.wechat.expired',
+  invalid: 'userSetting.wechat.invalid',
+  failed: 'userSetting.wechat.failed',
+  unavailable: 'userSetting.wechat.unavailable',
+};
 
-/**
- * Shows the bind QR code and watches the account until the server reports WeChat as bound, so it works whatever
- * way the messaging app confirms the ticket.
- */
+type Phase = 'loading' | 'waiting' | 'expired' | 'invalid' | 'failed' | 'unavailable';
+
+const PHASE_BY_CODE: Record<number, Phase> = { 20122: 'expired', 20123: 'invalid', 20128: 'failed' };
+
+/** Shows the bind QR code and asks the server every 2 s whether it was scanned and the account bound. */
 export default function WechatBindModal({ visible, onClose }: { visible: boolean; onClose: () => void }) {
   const t = useLocale(locale);
   const queryClient = useQueryClient();
@@ -42,32 +49,34 @@ export default function WechatBindModal({ visible, onClose }: { visible: boolean
 
   useEffect(() => {
     if (!visible || phase !== 'waiting' || !ticket) return;
-    const expiresAt = Date.parse(ticket.expires_at);
-    const timer = setInterval(async () => {
-      if (Date.now() >= expiresAt) {
-        setPhase('expired');
-        return;
-      }
-      try {
-        const info = await fetchUserInfo();
-        if (info.wechat_bound) {
-          queryClient.setQueryData(USER_INFO_KEY, info);
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout>;
+    const poll = () => {
+      timer = setTimeout(async () => {
+        try {
+          await pollWechatBindTicket(ticket.ticket);
+          if (stopped) return;
           Message.success(t('userSetting.wechat.done'));
+          await queryClient.invalidateQueries({ queryKey: USER_INFO_KEY });
           onClose();
+        } catch (e) {
+          if (stopped) return;
+          const next = e instanceof ApiError ? PHASE_BY_CODE[e.code] : undefined;
+          // Not scanned yet (20124) or a passing network failure: ask again.
+          if (next) setPhase(next);
+          else poll();
         }
-      } catch {
-        // A failed check is simply retried on the next tick.
-      }
-    }, POLL_MS);
-    return () => clearInterval(timer);
+      }, POLL_MS);
+    };
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }, [visible, phase, ticket, queryClient, onClose, t]);
 
-  const overlay =
-    phase === 'expired'
-      ? t('userSetting.wechat.expired')
-      : phase === 'unavailable'
-        ? t('userSetting.wechat.unavailable')
-        : '';
+  const overlayKey = OVERLAY[phase];
+  const overlay = overlayKey ? t(overlayKey) : '';
 
   return (
     <Modal

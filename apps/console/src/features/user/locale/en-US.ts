@@ -81,6 +81,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userSetting.wechat.tip': 'Scan the QR code with WeChat to bind it',
   'userSetting.wechat.loading': 'Generating QR code…',
   'userSetting.wechat.expired': 'QR code expired',
+  'userSetting.wechat.invalid': 'QR code invalid',
+  'userSetting.wechat.failed': 'WeChat binding failed',
   'userSetting.wechat.refresh': 'Refresh QR code',
   'userSetting.wechat.unavailable': 'WeChat binding is not available',
   'userSetting.wechat.done': 'WeChat bound',

@@ -78,6 +78,8 @@ const zhCN = {
   'userSetting.wechat.tip': '请使用微信扫描二维码完成绑定',
   'userSetting.wechat.loading': '正在生成二维码…',
   'userSetting.wechat.expired': '二维码已过期',
+  'userSetting.wechat.invalid': '二维码无效',
+  'userSetting.wechat.failed': '微信绑定失败',
   'userSetting.wechat.refresh': '刷新二维码',
   'userSetting.wechat.unavailable': '微信绑定暂不可用',
   'userSetting.wechat.done': '微信绑定成功',
