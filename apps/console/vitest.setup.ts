@@ -1,5 +1,6 @@
 import { afterEach } from 'vitest';
 import { cleanup } from '@testing-library/react';
+import { ensureLocale } from './src/lib/i18n';
 
 // Vitest runs without globals, so Testing Library cannot register its own cleanup.
 afterEach(() => {
@@ -22,3 +23,6 @@ if (!window.matchMedia) {
       dispatchEvent: () => false,
     }) as MediaQueryList;
 }
+
+// English is loaded on demand in the app; tests switch languages synchronously, so load it up front.
+await ensureLocale('en-US');

@@ -1,3 +1,5 @@
+import { useSyncExternalStore } from 'react';
+
 /**
  * Sign-in state (seed section 4): signed in means a token is stored. Token under `token`, uid under `uid`, both in
  * localStorage so a new tab stays signed in.
@@ -37,4 +39,9 @@ export function isLoggedIn(): boolean {
 export function subscribeAuth(listener: Listener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** Re-renders when this tab signs in or out. */
+export function useSignedIn(): boolean {
+  return useSyncExternalStore(subscribeAuth, isLoggedIn);
 }

@@ -1,33 +1,51 @@
 /**
  * Internationalisation: zh-CN (default) and en-US. The provider also feeds Arco's ConfigProvider so built-in
- * component texts (pagination, date pickers, empty states) follow the same language.
+ * component texts (pagination, date pickers, form checks) follow the same language.
  */
 import { createContext, useCallback, useContext, useMemo, useSyncExternalStore, type ReactNode } from 'react';
 import { ConfigProvider } from '@arco-design/web-react';
 import arcoZhCN from '@arco-design/web-react/es/locale/zh-CN';
-import arcoEnUS from '@arco-design/web-react/es/locale/en-US';
 import { getLocale, setLocale as storeLocale, subscribeLocale, type Locale } from './locale-store';
-import { format, lookup, type PageLocale, type TranslateVars } from './messages';
+import { format, loadMessages, lookup, type PageLocale, type TranslateVars } from './messages';
 
 export type { Locale } from './locale-store';
 export type { PageLocale, TranslateVars } from './messages';
 export type Translate = (key: string, vars?: TranslateVars) => string;
 
-const ARCO_LOCALES = { 'zh-CN': arcoZhCN, 'en-US': arcoEnUS } as const;
+type ArcoLocale = typeof arcoZhCN;
+const ARCO_LOCALES: Partial<Record<Locale, ArcoLocale>> = { 'zh-CN': arcoZhCN };
+
+/**
+ * Makes a locale usable: its global texts and Arco's pack. Call before switching (setLocale does) and once
+ * before the first render (main.tsx), so no screen ever shows a half-translated frame.
+ */
+export async function ensureLocale(locale: Locale): Promise<void> {
+  const arco = ARCO_LOCALES[locale]
+    ? undefined
+    : import('@arco-design/web-react/es/locale/en-US').then((m) => {
+        ARCO_LOCALES[locale] = m.default;
+      });
+  await Promise.all([loadMessages(locale), arco]);
+}
+
+async function switchLocale(locale: Locale): Promise<void> {
+  await ensureLocale(locale);
+  storeLocale(locale);
+}
 
 interface LocaleState {
   locale: Locale;
-  setLocale: (locale: Locale) => void;
+  setLocale: (locale: Locale) => Promise<void>;
 }
 
 const LocaleContext = createContext<LocaleState | null>(null);
 
 export function I18nProvider({ children }: { children: ReactNode }) {
   const locale = useSyncExternalStore(subscribeLocale, getLocale);
-  const value = useMemo<LocaleState>(() => ({ locale, setLocale: storeLocale }), [locale]);
+  const value = useMemo<LocaleState>(() => ({ locale, setLocale: switchLocale }), [locale]);
   return (
     <LocaleContext.Provider value={value}>
-      <ConfigProvider locale={ARCO_LOCALES[locale]}>{children}</ConfigProvider>
+      <ConfigProvider locale={ARCO_LOCALES[locale] ?? arcoZhCN}>{children}</ConfigProvider>
     </LocaleContext.Provider>
   );
 }
@@ -35,7 +53,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
 export function useLocaleState(): LocaleState {
   const ctx = useContext(LocaleContext);
   // Outside the provider (some unit tests) the stored locale still works; changes just do not re-render.
-  return ctx ?? { locale: getLocale(), setLocale: storeLocale };
+  return ctx ?? { locale: getLocale(), setLocale: switchLocale };
 }
 
 /** `t(key, vars?)` over the page's texts (if given) and the global ones of the active locale. */

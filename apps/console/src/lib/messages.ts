@@ -1,6 +1,8 @@
-/** Message lookup shared by React (useLocale) and plain modules (the request layer). */
+/**
+ * Message lookup shared by React (useLocale) and plain modules (the request layer). Chinese, the default, is
+ * bundled; English and Arco's English pack load on demand so the first screen of a Chinese session stays small.
+ */
 import zhCN from '../locale/zh-CN';
-import enUS from '../locale/en-US';
 import { FALLBACK_LOCALE, getLocale, type Locale } from './locale-store';
 
 export type Messages = Record<string, string>;
@@ -8,7 +10,17 @@ export type Messages = Record<string, string>;
 export type PageLocale = Record<Locale, Messages>;
 export type TranslateVars = Record<string, string | number>;
 
-export const GLOBAL_MESSAGES: Record<Locale, Messages> = { 'zh-CN': zhCN, 'en-US': enUS };
+const GLOBAL_MESSAGES: Partial<Record<Locale, Messages>> = { 'zh-CN': zhCN };
+
+/** Loads the global texts of a locale; resolves at once when they are already here. */
+export async function loadMessages(locale: Locale): Promise<void> {
+  if (GLOBAL_MESSAGES[locale]) return;
+  if (locale === 'en-US') GLOBAL_MESSAGES['en-US'] = (await import('../locale/en-US')).default;
+}
+
+export function hasMessages(locale: Locale): boolean {
+  return !!GLOBAL_MESSAGES[locale];
+}
 
 /** Replaces `{name}` placeholders; unknown placeholders stay visible so a missing variable is noticed. */
 export function format(template: string, vars?: TranslateVars): string {
@@ -21,9 +33,9 @@ export function format(template: string, vars?: TranslateVars): string {
 export function lookup(key: string, locale: Locale, page?: PageLocale): string {
   return (
     page?.[locale]?.[key] ??
-    GLOBAL_MESSAGES[locale][key] ??
+    GLOBAL_MESSAGES[locale]?.[key] ??
     page?.[FALLBACK_LOCALE]?.[key] ??
-    GLOBAL_MESSAGES[FALLBACK_LOCALE][key] ??
+    GLOBAL_MESSAGES[FALLBACK_LOCALE]?.[key] ??
     key
   );
 }

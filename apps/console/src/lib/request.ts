@@ -160,7 +160,8 @@ async function request<T>(method: string, url: string, body: unknown, opts: Requ
     }
     const fromTable = code ? errorText(code, getLocale()) : undefined;
     const message =
-      fromTable ?? (typeof errBody.message === 'string' && errBody.message ? errBody.message : translate('request.error'));
+      fromTable ??
+      (typeof errBody.message === 'string' && errBody.message ? errBody.message : translate('request.error'));
     if (!SILENT_CODES.includes(code)) toastError(message, opts.silent);
     throw new ApiError(code, message, res.status, errBody.details);
   }
@@ -193,7 +194,11 @@ export const http = {
   delete: async <T>(url: string, opts?: RequestOptions) =>
     (await request<Envelope<T>>('DELETE', url, undefined, opts)).data,
   /** A paged list: `current` / `per_page` go in `params`; answers `{ data, total }`. */
-  list: async <T>(url: string, params?: QueryParams, opts?: Omit<RequestOptions, 'params'>): Promise<ListResult<T>> => {
+  list: async <T>(
+    url: string,
+    params?: QueryParams,
+    opts?: Omit<RequestOptions, 'params'>,
+  ): Promise<ListResult<T>> => {
     const res = await request<Envelope<T[]>>('GET', url, undefined, { ...opts, params });
     return { data: res.data, total: res.total ?? res.data.length };
   },

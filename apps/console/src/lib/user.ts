@@ -8,7 +8,7 @@ import { useNavigate } from 'react-router';
 import { Message } from '@arco-design/web-react';
 import type { UserInfo } from '@cellhub/contract/auth';
 import type { Role } from '@cellhub/contract/routes';
-import { clearAuth, getToken, subscribeAuth } from './auth';
+import { clearAuth, useSignedIn } from './auth';
 import { http } from './request';
 import { translate } from './messages';
 import { updateSettings } from './settings';
@@ -17,11 +17,6 @@ export const USER_INFO_KEY = ['user', 'info'] as const;
 
 export function fetchUserInfo(): Promise<UserInfo> {
   return http.get<UserInfo>('/api/user/info');
-}
-
-/** Re-renders when this tab signs in or out. */
-export function useSignedIn(): boolean {
-  return useSyncExternalStore(subscribeAuth, () => !!getToken());
 }
 
 export function useUserInfo() {
@@ -56,7 +51,10 @@ function subscribeViewRole(l: () => void) {
 }
 
 /** The role the console applies: undefined while unknown (user info not loaded). */
-export function effectiveRole(info: Pick<UserInfo, 'role'> | undefined, viewRole: Role | null): Role | undefined {
+export function effectiveRole(
+  info: Pick<UserInfo, 'role'> | undefined,
+  viewRole: Role | null,
+): Role | undefined {
   if (!info) return undefined;
   // Only an administrator can narrow the view; nobody can widen it.
   return info.role === 'admin' && viewRole ? viewRole : info.role;
@@ -69,7 +67,11 @@ export function useRole(): Role | undefined {
 }
 
 /** For the role-switch action: whether it is offered, and the toggle. */
-export function useRoleSwitch(): { canSwitch: boolean; role: Role | undefined; switchRole: () => Role | undefined } {
+export function useRoleSwitch(): {
+  canSwitch: boolean;
+  role: Role | undefined;
+  switchRole: () => Role | undefined;
+} {
   const { data } = useUserInfo();
   const viewRole = useSyncExternalStore(subscribeViewRole, getViewRole);
   const role = effectiveRole(data, viewRole);

@@ -1,0 +1,37 @@
+/**
+ * Route name -> lazily loaded page. Each page is its own chunk, so a route downloads only what it shows.
+ * Routes whose area arrives with a later issue share the "unavailable" page, which reads the route itself.
+ */
+import type { ComponentType } from 'react';
+
+export type PageModule = { default: ComponentType };
+export type PageLoader = () => Promise<PageModule>;
+
+const unavailable: PageLoader = () => import('../features/common/pages/unavailable-page');
+const notFound: PageLoader = () => import('../features/exception/pages/exception-404-page');
+
+export const PAGE_LOADERS: Record<string, PageLoader> = {
+  login: () => import('../features/auth/pages/login-page'),
+  register: () => import('../features/auth/pages/register-page'),
+  Setting: () => import('../features/user/pages/user-setting-page'),
+  SystemUsers: () => import('../features/users/pages/user-list-page'),
+  '403': () => import('../features/exception/pages/exception-403-page'),
+  '404': notFound,
+  '500': () => import('../features/exception/pages/exception-500-page'),
+  notFound,
+  Workplace: () => import('../features/dashboard/pages/workplace-page'),
+  Monitor: () => import('../features/dashboard/pages/monitor-page'),
+  SearchTable: () => import('../features/demo/pages/search-table-page'),
+  Card: () => import('../features/demo/pages/card-list-page'),
+  Step: () => import('../features/demo/pages/step-form-page'),
+  Group: () => import('../features/demo/pages/group-form-page'),
+  Basic: () => import('../features/demo/pages/profile-basic-page'),
+  Success: () => import('../features/demo/pages/result-success-page'),
+  Error: () => import('../features/demo/pages/result-error-page'),
+  DataAnalysis: () => import('../features/demo/pages/data-analysis-page'),
+  MultiDAnalysis: () => import('../features/demo/pages/multi-dimension-page'),
+};
+
+export function pageLoader(name: string): PageLoader {
+  return PAGE_LOADERS[name] ?? unavailable;
+}

@@ -1,0 +1,25 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { matchRoutes } from 'react-router';
+import { App } from './app/app';
+import { currentFromMatches } from './app/current-route';
+import { pageLoader } from './app/pages';
+import { appRoutes } from './app/routes';
+import { ensureLocale } from './lib/i18n';
+import { getLocale } from './lib/locale-store';
+import './styles/global.css';
+
+const locale = getLocale();
+document.documentElement.lang = locale;
+
+// Fetch the first page's chunk alongside the language pack instead of after the first render.
+const first = currentFromMatches(matchRoutes(appRoutes, window.location));
+if (first) void pageLoader(first.name)().catch(() => undefined);
+
+await ensureLocale(locale).catch(() => undefined);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
