@@ -23,14 +23,15 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
         </div>
       </div>
       <div className={styles.content}>
-        <Button
-          className={styles.lang}
-          type="text"
-          icon={<IconLanguage />}
-          onClick={() => setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}
-        >
-          {current === 'zh-CN' ? 'English' : '中文'}
-        </Button>
+        <div className={styles.lang}>
+          <Button
+            type="text"
+            icon={<IconLanguage />}
+            onClick={() => setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}
+          >
+            {current === 'zh-CN' ? 'English' : '中文'}
+          </Button>
+        </div>
         {children}
         <div className={styles.footer}>{t('login.footer')}</div>
       </div>

@@ -1,7 +1,6 @@
 import type { LoginResult } from '@cellhub/contract/auth';
-import { Button, Checkbox, Form, Input, Link, Message, Modal, Space, Tabs } from '@arco-design/web-react';
+import { Button, Checkbox, Form, Input, Link, Message, Tabs } from '@arco-design/web-react';
 import { IconLock, IconMobile, IconUser } from '@arco-design/web-react/icon';
-import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { setToken } from '../../../lib/auth';
@@ -10,6 +9,7 @@ import { ApiError } from '../../../lib/request';
 import { loginByPassword, loginByPhone, sendSmsCode } from '../api';
 import locale from '../locale';
 import { resolveRedirect } from '../redirect';
+import AgreementCheckbox from './agreement-checkbox';
 import SmsCodeInput from './sms-code-input';
 import styles from './login-form.module.css';
 
@@ -24,7 +24,6 @@ export default function LoginForm() {
   const t = useLocale(locale);
   const navigate = useNavigate();
   const [search] = useSearchParams();
-  const queryClient = useQueryClient();
   const [passwordForm] = Form.useForm<{ username: string; password: string }>();
   const [phoneForm] = Form.useForm<{ phone: string; captcha: string }>();
   const [mode, setMode] = useState<Mode>('password');
@@ -32,12 +31,11 @@ export default function LoginForm() {
   const [remember, setRemember] = useState(() => localStorage.getItem(REMEMBER_KEY) !== null);
   const [error, setError] = useState('');
   const [loading, setLoading] = useState(false);
-  const [doc, setDoc] = useState<'agreement' | 'privacy' | null>(null);
 
   const signedIn = (r: LoginResult) => {
+    // The query cache lives in the signed-in shell, which clears it on sign-out and expiry; the sign-in page
+    // stays free of it to keep its download small.
     setToken(r.token, r.uid);
-    // Whoever was signed in before, their cached info must not leak into this session.
-    queryClient.removeQueries({ queryKey: ['user'] });
     Message.success(t('login.form.login.success'));
     navigate(resolveRedirect(search), { replace: true });
   };
@@ -87,19 +85,13 @@ export default function LoginForm() {
   };
 
   const agreement = (
-    <Checkbox
+    <AgreementCheckbox
       checked={agreed}
       onChange={(v) => {
         setAgreed(v);
         if (v) setError('');
       }}
-      className={styles.agreement}
-    >
-      {t('login.form.agreement.prefix')}
-      <Link onClick={(e) => (e.preventDefault(), setDoc('agreement'))}>{t('login.form.agreement.link')}</Link>
-      {t('login.form.agreement.and')}
-      <Link onClick={(e) => (e.preventDefault(), setDoc('privacy'))}>{t('login.form.privacy.link')}</Link>
-    </Checkbox>
+    />
   );
 
   return (
@@ -202,26 +194,11 @@ export default function LoginForm() {
         </div>
       )}
 
-      <Space className={styles.register}>
+      <div className={styles.register}>
         <Button type="text" long onClick={() => navigate('/register')}>
           {t('login.form.register')}
         </Button>
-      </Space>
-
-      <Modal
-        title={doc === 'privacy' ? t('login.privacy.title') : t('login.agreement.title')}
-        visible={doc !== null}
-        onCancel={() => setDoc(null)}
-        onOk={() => {
-          setAgreed(true);
-          setError('');
-          setDoc(null);
-        }}
-        okText={t('login.agreement.ok')}
-        hideCancel
-      >
-        {doc === 'privacy' ? t('login.privacy.body') : t('login.agreement.body')}
-      </Modal>
+      </div>
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { CAPTCHA_RULE, PASSWORD_RULE, PHONE_RULE, USERNAME_RULE } from '@cellhub/contract/auth';
-import { Button, Checkbox, Form, Input, Message } from '@arco-design/web-react';
+import { Button, Form, Input, Message } from '@arco-design/web-react';
 import { IconLock, IconMobile, IconUser } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
@@ -7,6 +7,7 @@ import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { register, sendSmsCode } from '../api';
 import locale from '../locale';
+import AgreementCheckbox from './agreement-checkbox';
 import SmsCodeInput from './sms-code-input';
 import styles from './login-form.module.css';
 
@@ -133,23 +134,21 @@ export default function RegisterForm() {
             ) : null
           }
         </Form.Item>
-        <Checkbox
+        <AgreementCheckbox
           checked={agreed}
           onChange={(v) => {
             setAgreed(v);
             if (v) setError('');
           }}
-          className={styles.agreement}
-        >
-          {t('login.form.agreement.prefix')}
-          {t('login.form.agreement.link')}
-        </Checkbox>
+        />
         <Button type="primary" htmlType="submit" long loading={loading} className={styles.submit}>
           {t('register.submit')}
         </Button>
-        <Button type="text" long onClick={() => navigate('/login')} className={styles.register}>
-          {t('register.toLogin')}
-        </Button>
+        <div className={styles.register}>
+          <Button type="text" long onClick={() => navigate('/login')}>
+            {t('register.toLogin')}
+          </Button>
+        </div>
       </Form>
     </div>
   );
