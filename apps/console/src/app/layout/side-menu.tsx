@@ -60,6 +60,7 @@ export function SideMenu({
         }
       }}
       autoScrollIntoView
+      levelIndent={34}
       style={{ width: '100%', height: '100%' }}
     >
       {nodes.map((node) =>

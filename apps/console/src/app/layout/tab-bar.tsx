@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { NOT_FOUND_ROUTE_NAME, REDIRECT_ROUTE_NAME } from '@cellhub/contract/routes';
 import { useLocation, useNavigate } from 'react-router';
 import { Dropdown, Menu, Tag } from '@arco-design/web-react';
 import { IconDown } from '@arco-design/web-react/icon';
@@ -13,11 +14,15 @@ export function TabBar({ current }: { current: RouteHandle | undefined }) {
   const navigate = useNavigate();
   const fullPath = `${location.pathname}${location.search}`;
 
+  const name = current?.name;
+  const locale = current?.meta.locale;
   useEffect(() => {
-    if (current) visitTab({ name: current.name, fullPath, locale: current.meta.locale });
-  }, [current, fullPath]);
+    // Plumbing routes are not places worth a tab.
+    if (!name || !locale || name === NOT_FOUND_ROUTE_NAME || name === REDIRECT_ROUTE_NAME) return;
+    visitTab({ name, fullPath, locale });
+  }, [name, locale, fullPath]);
 
-  const activeName = current?.name;
+  const activeName = name;
   const afterClose = (left: ReturnType<typeof closeTabs>) => {
     if (!left.some((x) => x.name === activeName))
       navigate(left[left.length - 1]?.fullPath ?? HOME_TAB.fullPath);
