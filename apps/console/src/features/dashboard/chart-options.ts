@@ -45,7 +45,8 @@ export function trendOption({ days, online, traffic, labels }: TrendInput, theme
     },
     yAxis: [
       { type: 'value', min: 0, max: empty ? 100 : undefined, axisLabel, splitLine },
-      { type: 'value', min: 0, max: empty ? 100 : undefined, axisLabel, splitLine: { show: false } },
+      // With nothing to show, one scale is enough to draw the grid.
+      { type: 'value', min: 0, axisLabel: { ...axisLabel, show: !empty }, splitLine: { show: false } },
     ],
     series: [
       {

@@ -75,7 +75,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
       />
       <Stat
         icon={<IconFile />}
-        color="arcoblue"
+        color="primary"
         label={t('workplace.pendingOrders')}
         value={n(data.pendingOrders)}
         unit={t('workplace.unit.order')}
@@ -96,7 +96,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
       />
       <Stat
         icon={<IconMobile />}
-        color="arcoblue"
+        color="primary"
         label={t('workplace.deviceTotal')}
         value={n(data.deviceTotal)}
         unit={t('workplace.unit.count')}

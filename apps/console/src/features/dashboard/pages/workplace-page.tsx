@@ -42,7 +42,7 @@ export default function WorkplacePage() {
           <Divider />
           <TrendSection />
         </Card>
-        <Grid.Row gutter={16} className={styles.row}>
+        <Grid.Row gutter={16} className={styles.row} align="stretch">
           <Grid.Col span={12}>
             <Card bordered={false} title={t('workplace.recentAlerts')} style={{ height: '100%' }}>
               <Table

@@ -10,7 +10,10 @@ import styles from '../pages/user-setting-page.module.css';
 
 export const PROFILE_MAX = 200;
 
-type Values = Required<Omit<ProfileUpdateBody, 'birthday'>> & { birthday?: string };
+type Values = Required<Omit<ProfileUpdateBody, 'birthday' | 'country'>> & {
+  birthday?: string;
+  country?: string;
+};
 
 // Stored as ISO region codes so the name follows the console language; anything typed in is kept as text.
 const REGIONS = [
@@ -39,7 +42,7 @@ function fromInfo(info: UserInfo): Values {
     nickname: info.nickname,
     gender: info.gender,
     birthday: info.birthday ?? undefined,
-    country: info.country,
+    country: info.country || undefined,
     area: info.area,
     address: info.address,
     profile: info.profile,

@@ -50,7 +50,7 @@ export default function UserSettingPage() {
     );
 
   return (
-    <PageContainer className={styles.page}>
+    <PageContainer>
       <Card bordered={false}>
         <UserHeader
           info={info}

@@ -71,7 +71,7 @@ export default function UserListPage() {
     },
     { title: t('users.col.nickname'), dataIndex: 'nickname' },
     { title: t('users.col.phone'), dataIndex: 'phone' },
-    { title: t('users.col.email'), dataIndex: 'email', ellipsis: true },
+    { title: t('users.col.email'), dataIndex: 'email' },
     {
       title: t('users.col.role'),
       dataIndex: 'role',
@@ -91,20 +91,26 @@ export default function UserListPage() {
           <Badge status="success" text={t('users.status.enabled')} />
         ),
     },
-    { title: t('users.col.created'), dataIndex: 'createdat', render: (v: string) => formatTime(v) },
+    {
+      title: t('users.col.created'),
+      dataIndex: 'createdat',
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
     {
       title: t('users.col.lastLogin'),
       dataIndex: 'last_login_at',
       render: (v: string | null) =>
-        v ? formatTime(v) : <span className={styles.muted}>{t('users.never')}</span>,
+        v ? (
+          <span className={styles.nowrap}>{formatTime(v)}</span>
+        ) : (
+          <span className={styles.muted}>{t('users.never')}</span>
+        ),
     },
     {
       title: t('users.col.operations'),
       dataIndex: 'operations',
-      fixed: 'right',
-      width: 180,
       render: (_: unknown, row) => (
-        <Space size={0}>
+        <Space size={0} className={styles.nowrap}>
           {/* An admin cannot lock themselves out from here. */}
           {row.uid !== me?.uid && (
             <Popconfirm
@@ -156,8 +162,7 @@ export default function UserListPage() {
               </Grid.Col>
             </Grid.Row>
           </Form>
-          <Divider type="vertical" className={styles.searchDivider} />
-          <Space direction="vertical" size={18}>
+          <Space size={12} className={styles.searchButtons}>
             <Button type="primary" icon={<IconSearch />} onClick={search}>
               {t('common.search')}
             </Button>
@@ -178,7 +183,6 @@ export default function UserListPage() {
           loading={isFetching}
           columns={columns}
           data={data?.data ?? []}
-          scroll={{ x: 1100 }}
           pagination={{
             current: params.current,
             pageSize: params.per_page,
