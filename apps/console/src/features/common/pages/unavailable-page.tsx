@@ -20,19 +20,20 @@ export default function UnavailablePage() {
   return (
     <PageContainer>
       <Card bordered={false} className={styles.card} title={found ? t(found.route.meta.locale) : undefined}>
-        <Empty
-          className={styles.empty}
-          icon={<IconTool className={styles.icon} />}
-          description={
-            <div>
-              <div className={styles.title}>{t('unavailable.title')}</div>
-              <div className={styles.desc}>{description}</div>
-              <Button type="primary" onClick={() => navigate(DEFAULT_ROUTE_PATH)}>
-                {t('unavailable.back')}
-              </Button>
-            </div>
-          }
-        />
+        <div className={styles.empty}>
+          <Empty
+            icon={<IconTool className={styles.icon} />}
+            description={
+              <div>
+                <div className={styles.title}>{t('unavailable.title')}</div>
+                <div className={styles.desc}>{description}</div>
+                <Button type="primary" onClick={() => navigate(DEFAULT_ROUTE_PATH)}>
+                  {t('unavailable.back')}
+                </Button>
+              </div>
+            }
+          />
+        </div>
       </Card>
     </PageContainer>
   );
