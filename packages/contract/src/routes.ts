@@ -81,17 +81,30 @@ export const APP_ROUTES: RouteDef[] = [
     ['search-table', 'SearchTable', 'menu.list.searchTable'],
     ['card', 'Card', 'menu.list.cardList'],
   ]),
-  group('/form', 'form', { locale: 'menu.form', order: 3, icon: 'IconSettings', roles: ADMIN, hideInMenu: true }, [
-    ['step', 'Step', 'menu.form.step'],
-    ['group', 'Group', 'menu.form.group'],
-  ]),
-  group('/profile', 'profile', { locale: 'menu.profile', order: 4, icon: 'IconFile', roles: ADMIN, hideInMenu: true }, [
-    ['basic', 'Basic', 'menu.profile.basic'],
-  ]),
-  group('/result', 'result', { locale: 'menu.result', order: 5, icon: 'IconCheckCircle', roles: ADMIN, hideInMenu: true }, [
-    ['success', 'Success', 'menu.result.success'],
-    ['error', 'Error', 'menu.result.error'],
-  ]),
+  group(
+    '/form',
+    'form',
+    { locale: 'menu.form', order: 3, icon: 'IconSettings', roles: ADMIN, hideInMenu: true },
+    [
+      ['step', 'Step', 'menu.form.step'],
+      ['group', 'Group', 'menu.form.group'],
+    ],
+  ),
+  group(
+    '/profile',
+    'profile',
+    { locale: 'menu.profile', order: 4, icon: 'IconFile', roles: ADMIN, hideInMenu: true },
+    [['basic', 'Basic', 'menu.profile.basic']],
+  ),
+  group(
+    '/result',
+    'result',
+    { locale: 'menu.result', order: 5, icon: 'IconCheckCircle', roles: ADMIN, hideInMenu: true },
+    [
+      ['success', 'Success', 'menu.result.success'],
+      ['error', 'Error', 'menu.result.error'],
+    ],
+  ),
   group('/exception', 'exception', { locale: 'menu.exception', order: 6, icon: 'IconExclamationCircle' }, [
     ['403', '403', 'menu.exception.403', { roles: ADMIN }],
     ['404', '404', 'menu.exception.404'],
@@ -108,18 +121,63 @@ export const APP_ROUTES: RouteDef[] = [
       ['detail/:productKey', 'ProductDetail', 'menu.product.detail', hidden('ProductList')],
       ['property/add/:productKey', 'ProductPropertyAdd', 'menu.product.propertyAdd', hidden('ProductList')],
       ['productive/task', 'ProductiveTask', 'menu.product.productiveTask', { roles: ADMIN }],
-      ['productive/task/:id', 'ProductiveTaskDetail', 'menu.product.productiveTaskDetail', hidden('ProductiveTask', { roles: ADMIN })],
+      [
+        'productive/task/:id',
+        'ProductiveTaskDetail',
+        'menu.product.productiveTaskDetail',
+        hidden('ProductiveTask', { roles: ADMIN }),
+      ],
       ['model', 'ProductModel', 'menu.product.model', { roles: ADMIN }],
       ['feature', 'ProductFeature', 'menu.product.feature', { roles: ADMIN }],
-      ['feature/create', 'ProductFeatureCreate', 'menu.product.featureCreate', hidden('ProductFeature', { roles: ADMIN })],
-      ['feature/edit/:id', 'ProductFeatureEdit', 'menu.product.featureEdit', hidden('ProductFeature', { roles: ADMIN })],
-      ['feature/detail/:id', 'ProductFeatureDetail', 'menu.product.featureDetail', hidden('ProductFeature', { roles: ADMIN })],
+      [
+        'feature/create',
+        'ProductFeatureCreate',
+        'menu.product.featureCreate',
+        hidden('ProductFeature', { roles: ADMIN }),
+      ],
+      [
+        'feature/edit/:id',
+        'ProductFeatureEdit',
+        'menu.product.featureEdit',
+        hidden('ProductFeature', { roles: ADMIN }),
+      ],
+      [
+        'feature/detail/:id',
+        'ProductFeatureDetail',
+        'menu.product.featureDetail',
+        hidden('ProductFeature', { roles: ADMIN }),
+      ],
       ['command_group', 'CommandGroup', 'menu.product.commandGroup', { roles: ADMIN }],
-      ['command_group/create', 'CommandGroupCreate', 'menu.product.commandGroupCreate', hidden('CommandGroup', { roles: ADMIN })],
-      ['command_group/edit/:id', 'CommandGroupEdit', 'menu.product.commandGroupEdit', hidden('CommandGroup', { roles: ADMIN })],
-      ['command_group/detail/:id', 'CommandGroupDetail', 'menu.product.commandGroupDetail', hidden('CommandGroup', { roles: ADMIN })],
-      ['command_group/detail/:id/command/create', 'CommandCreate', 'menu.product.commandCreate', hidden('CommandGroup', { roles: ADMIN })],
-      ['command_group/detail/:id/command/edit/:cmdId', 'CommandEdit', 'menu.product.commandEdit', hidden('CommandGroup', { roles: ADMIN })],
+      [
+        'command_group/create',
+        'CommandGroupCreate',
+        'menu.product.commandGroupCreate',
+        hidden('CommandGroup', { roles: ADMIN }),
+      ],
+      [
+        'command_group/edit/:id',
+        'CommandGroupEdit',
+        'menu.product.commandGroupEdit',
+        hidden('CommandGroup', { roles: ADMIN }),
+      ],
+      [
+        'command_group/detail/:id',
+        'CommandGroupDetail',
+        'menu.product.commandGroupDetail',
+        hidden('CommandGroup', { roles: ADMIN }),
+      ],
+      [
+        'command_group/detail/:id/command/create',
+        'CommandCreate',
+        'menu.product.commandCreate',
+        hidden('CommandGroup', { roles: ADMIN }),
+      ],
+      [
+        'command_group/detail/:id/command/edit/:cmdId',
+        'CommandEdit',
+        'menu.product.commandEdit',
+        hidden('CommandGroup', { roles: ADMIN }),
+      ],
     ]),
   },
   group('/device', 'device', { locale: 'menu.device', order: 13, icon: 'IconMobile' }, [
@@ -128,31 +186,56 @@ export const APP_ROUTES: RouteDef[] = [
     ['bind', 'DeviceBind', 'menu.device.bind'],
     ['create', 'DeviceCreate', 'menu.device.create'],
     ['config-template', 'ConfigTemplate', 'menu.device.configTemplate'],
-    ['config-template/:id', 'ConfigTemplateDetail', 'menu.device.configTemplateDetail', hidden('ConfigTemplate')],
+    [
+      'config-template/:id',
+      'ConfigTemplateDetail',
+      'menu.device.configTemplateDetail',
+      hidden('ConfigTemplate'),
+    ],
     ['user-command/list', 'UserCommandList', 'menu.device.userCommand'],
     ['user-command/create', 'UserCommandCreate', 'menu.device.userCommandCreate', hidden('UserCommandList')],
     ['user-command/edit/:id', 'UserCommandEdit', 'menu.device.userCommandEdit', hidden('UserCommandList')],
-    ['user-command/detail/:id', 'UserCommandDetail', 'menu.device.userCommandDetail', hidden('UserCommandList')],
+    [
+      'user-command/detail/:id',
+      'UserCommandDetail',
+      'menu.device.userCommandDetail',
+      hidden('UserCommandList'),
+    ],
   ]),
-  group('/device-admin', 'deviceAdmin', { locale: 'menu.deviceAdmin', order: 90, icon: 'IconStorage', roles: ADMIN }, [
-    ['stock', 'DeviceStock', 'menu.deviceAdmin.stock'],
-    ['create', 'DeviceStockCreate', 'menu.deviceAdmin.create'],
-    ['fast-out-stock', 'DeviceFastOutStock', 'menu.deviceAdmin.fastOutStock'],
-  ]),
+  group(
+    '/device-admin',
+    'deviceAdmin',
+    { locale: 'menu.deviceAdmin', order: 90, icon: 'IconStorage', roles: ADMIN },
+    [
+      ['stock', 'DeviceStock', 'menu.deviceAdmin.stock'],
+      ['create', 'DeviceStockCreate', 'menu.deviceAdmin.create'],
+      ['fast-out-stock', 'DeviceFastOutStock', 'menu.deviceAdmin.fastOutStock'],
+    ],
+  ),
   group('/firmware', 'firmware', { locale: 'menu.firmware', order: 14, icon: 'IconCode', roles: ADMIN }, [
     ['list', 'FirmwareList', 'menu.firmware.list'],
     ['create', 'FirmwareCreate', 'menu.firmware.create'],
     ['edit/:id', 'FirmwareEdit', 'menu.firmware.edit', hidden('FirmwareList')],
     ['detail/:id', 'FirmwareDetail', 'menu.firmware.detail', hidden('FirmwareList')],
-    ['detail/:id/version/create', 'FirmwareVersionCreate', 'menu.firmware.versionCreate', hidden('FirmwareList')],
-    ['detail/:id/version/edit/:versionId', 'FirmwareVersionEdit', 'menu.firmware.versionEdit', hidden('FirmwareList')],
+    [
+      'detail/:id/version/create',
+      'FirmwareVersionCreate',
+      'menu.firmware.versionCreate',
+      hidden('FirmwareList'),
+    ],
+    [
+      'detail/:id/version/edit/:versionId',
+      'FirmwareVersionEdit',
+      'menu.firmware.versionEdit',
+      hidden('FirmwareList'),
+    ],
   ]),
   group('/ota', 'ota', { locale: 'menu.ota', order: 14, icon: 'IconCloudDownload' }, [
     ['task', 'OtaTask', 'menu.ota.task'],
     ['task/create', 'OtaTaskCreate', 'menu.ota.taskCreate'],
     ['task/:id', 'OtaTaskDetail', 'menu.ota.taskDetail', hidden('OtaTask')],
   ]),
-  group('/card', 'card', { locale: 'menu.card', order: 19, icon: 'IconSim' }, [
+  group('/card', 'card', { locale: 'menu.card', order: 19, icon: 'IconIdcard' }, [
     ['list', 'CardList', 'menu.card.list'],
     ['detail/:iccid', 'CardDetail', 'menu.card.detail', hidden('CardList')],
     ['package', 'CardPackage', 'menu.card.package'],
@@ -161,7 +244,14 @@ export const APP_ROUTES: RouteDef[] = [
   {
     path: '/share',
     name: 'Share',
-    meta: { requiresAuth: true, roles: ANY, order: 19, hideInMenu: true, locale: 'menu.share', icon: 'IconShareAlt' },
+    meta: {
+      requiresAuth: true,
+      roles: ANY,
+      order: 19,
+      hideInMenu: true,
+      locale: 'menu.share',
+      icon: 'IconShareAlt',
+    },
   },
   group('/scene', 'scene', { locale: 'menu.scene', order: 20, icon: 'IconBranch' }, [
     ['list', 'SceneList', 'menu.scene.list'],
@@ -170,11 +260,21 @@ export const APP_ROUTES: RouteDef[] = [
     ['model/list', 'SceneModelList', 'menu.scene.model'],
     ['model/detail/:id', 'SceneModelDetail', 'menu.scene.modelDetail', hidden('SceneModelList')],
     ['data-template/list', 'DataTemplateList', 'menu.scene.dataTemplate'],
-    ['data-template/detail/:id', 'DataTemplateDetail', 'menu.scene.dataTemplateDetail', hidden('DataTemplateList')],
+    [
+      'data-template/detail/:id',
+      'DataTemplateDetail',
+      'menu.scene.dataTemplateDetail',
+      hidden('DataTemplateList'),
+    ],
   ]),
   {
     // The group is admin-only in the menu; its pages open to any role (seed section 2).
-    ...group('/application', 'application', { locale: 'menu.application', order: 21, icon: 'IconApps', roles: ADMIN }, []),
+    ...group(
+      '/application',
+      'application',
+      { locale: 'menu.application', order: 21, icon: 'IconApps', roles: ADMIN },
+      [],
+    ),
     redirect: '/application/list',
     children: (
       [
@@ -188,13 +288,28 @@ export const APP_ROUTES: RouteDef[] = [
       meta: { requiresAuth: true, roles: ANY, locale, ...extra },
     })),
   },
-  group('/rule-setting', 'ruleSetting', { locale: 'menu.ruleSetting', order: 30, icon: 'IconRelation', roles: ADMIN }, [
-    ['gate-way/list', 'GatewayRuleList', 'menu.ruleSetting.gateway'],
-    ['gate-way/create', 'GatewayRuleCreate', 'menu.ruleSetting.gatewayCreate', hidden('GatewayRuleList')],
-    ['gate-way/detail/:id', 'GatewayRuleDetail', 'menu.ruleSetting.gatewayDetail', hidden('GatewayRuleList')],
-    ['device-host/list', 'DeviceHostList', 'menu.ruleSetting.deviceHost'],
-    ['device-host/detail/:id', 'DeviceHostDetail', 'menu.ruleSetting.deviceHostDetail', hidden('DeviceHostList')],
-  ]),
+  group(
+    '/rule-setting',
+    'ruleSetting',
+    { locale: 'menu.ruleSetting', order: 30, icon: 'IconMindMapping', roles: ADMIN },
+    [
+      ['gate-way/list', 'GatewayRuleList', 'menu.ruleSetting.gateway'],
+      ['gate-way/create', 'GatewayRuleCreate', 'menu.ruleSetting.gatewayCreate', hidden('GatewayRuleList')],
+      [
+        'gate-way/detail/:id',
+        'GatewayRuleDetail',
+        'menu.ruleSetting.gatewayDetail',
+        hidden('GatewayRuleList'),
+      ],
+      ['device-host/list', 'DeviceHostList', 'menu.ruleSetting.deviceHost'],
+      [
+        'device-host/detail/:id',
+        'DeviceHostDetail',
+        'menu.ruleSetting.deviceHostDetail',
+        hidden('DeviceHostList'),
+      ],
+    ],
+  ),
   group('/accesskey', 'accesskey', { locale: 'menu.accesskey', order: 31, icon: 'IconLock' }, [
     ['list', 'AccessKeyList', 'menu.accesskey.list'],
     ['create', 'AccessKeyCreate', 'menu.accesskey.create'],
@@ -202,8 +317,18 @@ export const APP_ROUTES: RouteDef[] = [
   ]),
   group('/alert', 'alert', { locale: 'menu.alert', order: 31, icon: 'IconNotification' }, [
     ['device-trigger/list', 'DeviceTriggerList', 'menu.alert.deviceTrigger'],
-    ['device-trigger/create', 'DeviceTriggerCreate', 'menu.alert.deviceTriggerCreate', hidden('DeviceTriggerList')],
-    ['device-trigger/edit/:id', 'DeviceTriggerEdit', 'menu.alert.deviceTriggerEdit', hidden('DeviceTriggerList')],
+    [
+      'device-trigger/create',
+      'DeviceTriggerCreate',
+      'menu.alert.deviceTriggerCreate',
+      hidden('DeviceTriggerList'),
+    ],
+    [
+      'device-trigger/edit/:id',
+      'DeviceTriggerEdit',
+      'menu.alert.deviceTriggerEdit',
+      hidden('DeviceTriggerList'),
+    ],
     ['config/list', 'AlertConfigList', 'menu.alert.config'],
     ['config/create', 'AlertConfigCreate', 'menu.alert.configCreate', hidden('AlertConfigList')],
     ['config/edit/:id', 'AlertConfigEdit', 'menu.alert.configEdit', hidden('AlertConfigList')],
@@ -222,7 +347,12 @@ export const APP_ROUTES: RouteDef[] = [
   ]),
   {
     // Admin in the menu; the child pages open to any role (seed section 2).
-    ...group('/script', 'script', { locale: 'menu.script', order: 31, icon: 'IconCodeSquare', roles: ADMIN }, []),
+    ...group(
+      '/script',
+      'script',
+      { locale: 'menu.script', order: 31, icon: 'IconCodeSquare', roles: ADMIN },
+      [],
+    ),
     redirect: '/script/list',
     children: (
       [
@@ -253,11 +383,16 @@ export const APP_ROUTES: RouteDef[] = [
     ['list', 'PlatformList', 'menu.platform.list'],
     ['create', 'PlatformCreate', 'menu.platform.create'],
   ]),
-  group('/productive', 'productive', { locale: 'menu.productive', order: 90, icon: 'IconTool', roles: ADMIN }, [
-    ['info', 'ProductiveInfo', 'menu.productive.info'],
-    ['group', 'ProductiveGroup', 'menu.productive.group'],
-    ['group/:id', 'ProductiveGroupDetail', 'menu.productive.groupDetail', hidden('ProductiveGroup')],
-  ]),
+  group(
+    '/productive',
+    'productive',
+    { locale: 'menu.productive', order: 90, icon: 'IconTool', roles: ADMIN },
+    [
+      ['info', 'ProductiveInfo', 'menu.productive.info'],
+      ['group', 'ProductiveGroup', 'menu.productive.group'],
+      ['group/:id', 'ProductiveGroupDetail', 'menu.productive.groupDetail', hidden('ProductiveGroup')],
+    ],
+  ),
   group('/hw', 'hw', { locale: 'menu.hw', order: 99, icon: 'IconDesktop' }, [
     ['info', 'HwInfo', 'menu.hw.info'],
     ['value', 'HwValue', 'menu.hw.value', { roles: ADMIN }],
@@ -286,7 +421,10 @@ export const DEFAULT_ROUTE_PATH = '/dashboard/workplace';
 export const WHITE_LIST = ['login', 'register', NOT_FOUND_ROUTE_NAME, 'DeviceQrcode'];
 
 /** Seed section 6: accessible if no sign-in is needed, no roles, `'*'`, or the role is listed. */
-export function routeAllows(meta: Pick<RouteMeta, 'requiresAuth' | 'roles'>, role: Role | undefined): boolean {
+export function routeAllows(
+  meta: Pick<RouteMeta, 'requiresAuth' | 'roles'>,
+  role: Role | undefined,
+): boolean {
   if (!meta.requiresAuth) return true;
   if (!meta.roles || meta.roles.length === 0) return true;
   if (meta.roles.includes('*')) return true;

@@ -1,6 +1,5 @@
 /**
  * First-level menu icons by the names the route table uses. Listed one by one so only these icons are bundled.
- * The table names two icons Arco does not have (IconSim, IconRelation); they get the closest ones.
  */
 import type { ReactNode } from 'react';
 import {
@@ -45,16 +44,16 @@ const ICONS: Record<string, ReactNode> = {
   IconDesktop: <IconDesktop />,
   IconExclamationCircle: <IconExclamationCircle />,
   IconFile: <IconFile />,
+  IconIdcard: <IconIdcard />,
   IconList: <IconList />,
   IconLock: <IconLock />,
+  IconMindMapping: <IconMindMapping />,
   IconMobile: <IconMobile />,
   IconNotification: <IconNotification />,
-  IconRelation: <IconMindMapping />,
   IconSafe: <IconSafe />,
   IconSettings: <IconSettings />,
   IconShareAlt: <IconShareAlt />,
   IconShareInternal: <IconShareInternal />,
-  IconSim: <IconIdcard />,
   IconStorage: <IconStorage />,
   IconSwap: <IconSwap />,
   IconTool: <IconTool />,
@@ -63,4 +62,9 @@ const ICONS: Record<string, ReactNode> = {
 
 export function menuIcon(name: string | undefined): ReactNode {
   return (name && ICONS[name]) ?? <IconApps />;
+}
+
+/** True when the name has its own icon rather than the fallback. */
+export function hasMenuIcon(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(ICONS, name);
 }
