@@ -6,6 +6,8 @@ import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import mqtt, { type MqttClient } from 'mqtt';
 import { createWebSocketStream } from 'ws';
+import { AppError } from '../lib/app-error';
+import { sendAppError } from './error-handler';
 
 /** What the rest of the server sees of MQTT, embedded or external. The device gateway builds on it (issue 3). */
 export interface BrokerHandle {
@@ -37,7 +39,13 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
     app.log.debug({ client: client.id, err: err.message }, 'mqtt client error'),
   );
 
-  const server = net.createServer((socket) => aedes.handle(socket));
+  // Tracked so shutdown can also drop sockets that never completed an MQTT CONNECT (aedes does not know them).
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    aedes.handle(socket);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -60,14 +68,23 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
   const boundPort = typeof address === 'object' && address ? address.port : port;
 
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-  app.get('/mqtt', { websocket: true, schema: { hide: true } }, (socket, request) => {
-    aedes.handle(createWebSocketStream(socket), request.raw);
+  app.route({
+    method: 'GET',
+    url: '/mqtt',
+    schema: { hide: true },
+    // A plain GET (no upgrade) is not a route of the API.
+    handler: (_request, reply) => sendAppError(reply, new AppError(10106)),
+    wsHandler: (socket, request) => {
+      aedes.handle(createWebSocketStream(socket), request.raw);
+    },
   });
 
   app.addHook('onClose', async () => {
-    // Clients first (aedes.close disconnects them), then the listener, so server.close does not wait on them.
+    // Clients first, then the listener, so server.close does not wait on them.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     await new Promise<void>((resolve) => aedes.close(() => resolve()));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
   });
   app.log.info({ port: boundPort }, 'embedded MQTT broker listening');
   return {

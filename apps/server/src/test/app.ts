@@ -14,15 +14,21 @@ export const USER_PASSWORD = 'User1234';
 /** A clock tests can move forward (code and ticket expiry) without sleeping. */
 export class TestClock {
   offsetMs = 0;
-  now = (): Date => new Date(Date.now() + this.offsetMs);
+  private frozenAt: number | undefined;
+  now = (): Date => new Date(this.frozenAt ?? Date.now() + this.offsetMs);
   advance(ms: number): void {
     this.offsetMs += ms;
+    if (this.frozenAt !== undefined) this.frozenAt += ms;
+  }
+  /** Stops time (until `advance`), so window boundaries cannot fall in the middle of a test. */
+  freeze(): void {
+    this.frozenAt = this.now().getTime();
   }
   /** Jumps to the start of the next UTC day plus `ms` (fixed-window limits become deterministic). */
   toNextDay(ms = 0): void {
     const now = this.now().getTime();
     const next = Math.ceil(now / 86_400_000) * 86_400_000 + ms;
-    this.offsetMs += next - now;
+    this.advance(next - now);
   }
 }
 
@@ -93,8 +99,15 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       ...options.config,
     },
   });
-  await options.beforeReady?.(app);
-  await app.ready();
+  try {
+    await options.beforeReady?.(app);
+    await app.ready();
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
 
   const inject: TestApp['inject'] = ({ token, headers, ...rest }) =>
     app.inject({ ...rest, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });

@@ -1,0 +1,101 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config';
+import { serverRoot } from './lib/paths';
+
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(path.join(tmpdir(), 'cellhub-config-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('loadConfig', () => {
+  it('applies the defaults of CONTRACT.md', () => {
+    const dataDir = tmp();
+    const c = loadConfig({ DATA_DIR: dataDir });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir,
+      databaseUrl: undefined,
+      mqttPort: 1883,
+      mqttUrl: undefined,
+      tokenTtlHours: 168,
+      publicUrl: 'http://localhost:8080',
+      wechat: { oauthUrl: 'https://open.weixin.qq.com', apiUrl: 'https://api.weixin.qq.com' },
+      consoleDist: path.resolve(serverRoot(), '../console/dist'),
+    });
+  });
+
+  it('generates SECRET_KEY into DATA_DIR/secret.key (0600) once and reuses it', () => {
+    const dataDir = tmp();
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const file = path.join(dataDir, 'secret.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey);
+    expect(first.secretKey.length).toBeGreaterThanOrEqual(32);
+    expect(loadConfig({ DATA_DIR: dataDir }).secretKey).toBe(first.secretKey);
+  });
+
+  it('prefers SECRET_KEY from the environment', () => {
+    const c = loadConfig({ DATA_DIR: tmp(), SECRET_KEY: 's'.repeat(40) });
+    expect(c.secretKey).toBe('s'.repeat(40));
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      DATA_DIR: tmp(),
+      PORT: '9000',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://u@h/db',
+      MQTT_PORT: '0',
+      MQTT_URL: 'mqtt://broker:1883',
+      CELLHUB_ADMIN_PASSWORD: 'Secret123',
+      PUBLIC_URL: 'https://hub.example.com/',
+      TOKEN_TTL_HOURS: '12',
+      WECHAT_APPID: 'wx1',
+      WECHAT_SECRET: 'sec',
+      CONSOLE_DIST: '/srv/console',
+      SMS_CODE_LOG_FILE: '/tmp/codes.txt',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://u@h/db',
+      mqttPort: 0,
+      mqttUrl: 'mqtt://broker:1883',
+      adminPassword: 'Secret123',
+      publicUrl: 'https://hub.example.com',
+      tokenTtlHours: 12,
+      wechat: { appid: 'wx1', secret: 'sec' },
+      consoleDist: '/srv/console',
+      smsCodeLogFile: '/tmp/codes.txt',
+      rateLimitPerMinute: 0,
+    });
+  });
+
+  it('refuses bad values with a message naming each variable', () => {
+    const bad = () =>
+      loadConfig({
+        DATA_DIR: tmp(),
+        PORT: 'eighty',
+        MQTT_URL: 'http://x',
+        SECRET_KEY: 'short',
+        DATABASE_URL: 'mysql://x',
+      });
+    expect(bad).toThrow(ConfigError);
+    try {
+      bad();
+    } catch (err) {
+      const msg = (err as Error).message;
+      for (const name of ['PORT', 'MQTT_URL', 'SECRET_KEY', 'DATABASE_URL']) expect(msg).toContain(name);
+    }
+  });
+});

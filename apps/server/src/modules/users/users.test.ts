@@ -1,0 +1,139 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, errorOf, USER_PASSWORD, type TestApp } from '../../test/app';
+import { auditLogs } from '../audit/audit.table';
+
+let t: TestApp;
+let admin: string;
+let adminUid: number;
+beforeAll(async () => {
+  t = await buildTestApp();
+  const a = await t.login('admin', 'Admin123');
+  admin = a.token;
+  adminUid = a.uid;
+});
+afterAll(() => t.close());
+
+describe('GET /api/users', () => {
+  it('lists accounts with total and pagination', async () => {
+    for (let i = 0; i < 3; i++) await t.createUser(`listme_${i}`);
+    const res = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { per_page: '2', current: '1' },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.status).toBe(true);
+    expect(body.data).toHaveLength(2);
+    expect(body.total).toBeGreaterThanOrEqual(4);
+    const page2 = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { per_page: '2', current: '2' },
+    });
+    expect(page2.json().data[0].uid).not.toBe(body.data[0].uid);
+  });
+
+  it('filters by keyword (escaping LIKE wildcards) and by disabled', async () => {
+    const u = await t.createUser('findme_42');
+    const res = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { keyword: 'FINDME' },
+    });
+    expect(res.json().data.map((x: { uid: number }) => x.uid)).toEqual([u.uid]);
+    const wildcard = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { keyword: '%' },
+    });
+    expect(wildcard.json().total).toBe(0);
+    await t.inject({ method: 'PUT', url: `/api/users/${u.uid}/disable`, token: admin });
+    const disabled = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { disabled: '1' },
+    });
+    expect(disabled.json().data.map((x: { uid: number }) => x.uid)).toContain(u.uid);
+    const enabled = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { disabled: '0' },
+    });
+    expect(enabled.json().data.map((x: { uid: number }) => x.uid)).not.toContain(u.uid);
+  });
+
+  it('rejects bad paging with 10113', async () => {
+    const res = await t.inject({
+      method: 'GET',
+      url: '/api/users',
+      token: admin,
+      query: { per_page: '1000', disabled: 'x' },
+    });
+    const fields = (errorOf(res).details as { field: string }[]).map((d) => d.field).sort();
+    expect(fields).toEqual(['disabled', 'per_page']);
+  });
+});
+
+describe('disable, enable, reset password', () => {
+  it('disabling signs the user out at once; enabling lets them sign in again; both audited', async () => {
+    const u = await t.createUser();
+    const res = await t.inject({ method: 'PUT', url: `/api/users/${u.uid}/disable`, token: admin });
+    expect(res.json()).toEqual({ status: true, data: null });
+    const info = await t.inject({ method: 'GET', url: '/api/user/info', token: u.token });
+    expect(info.statusCode).toBe(403);
+    expect(errorOf(info).code).toBe(10102);
+    await expect(t.login(u.username, USER_PASSWORD)).rejects.toThrow(/10103/);
+    await t.inject({ method: 'PUT', url: `/api/users/${u.uid}/enable`, token: admin });
+    await t.login(u.username, USER_PASSWORD);
+    const rows = await t.app.deps.db.select().from(auditLogs).where(eq(auditLogs.uid, adminUid));
+    expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(['user_disable', 'user_enable']));
+  });
+
+  it('refuses to disable yourself (10108)', async () => {
+    const res = await t.inject({ method: 'PUT', url: `/api/users/${adminUid}/disable`, token: admin });
+    expect(errorOf(res).code).toBe(10108);
+  });
+
+  it('answers 10107 for an unknown account', async () => {
+    const res = await t.inject({ method: 'PUT', url: '/api/users/999999/enable', token: admin });
+    expect(errorOf(res).code).toBe(10107);
+  });
+
+  it('resets a password: old sessions stop, the new password works, audited', async () => {
+    const u = await t.createUser();
+    const res = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${u.uid}/password`,
+      token: admin,
+      payload: { new_password: 'Reset1234' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await t.inject({ method: 'GET', url: '/api/user/info', token: u.token })).statusCode).toBe(403);
+    await t.login(u.username, 'Reset1234');
+    const rows = await t.app.deps.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.target, `user:${u.uid}`));
+    expect(rows.map((r) => r.action)).toContain('user_password_reset');
+  });
+
+  it('checks the reset password against the rules and the id (10113)', async () => {
+    const weak = await t.inject({
+      method: 'PUT',
+      url: '/api/users/2/password',
+      token: admin,
+      payload: { new_password: 'weak' },
+    });
+    expect(errorOf(weak)).toMatchObject({ code: 10113, details: [{ field: 'new_password' }] });
+    const badId = await t.inject({ method: 'PUT', url: '/api/users/abc/disable', token: admin });
+    expect(errorOf(badId)).toMatchObject({ code: 10113, details: [{ field: 'id' }] });
+  });
+});

@@ -1,0 +1,234 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteAuth } from './plugins/fastify-types';
+import { buildTestApp, errorOf, type TestApp } from './test/app';
+
+/**
+ * Every API route with who may call it and one invalid request. The first test fails when a route is added without
+ * a row here, so each new route gets the sign-in, role, input and rate-limit checks below.
+ */
+interface RouteCase {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** As in the OpenAPI document. */
+  path: string;
+  url: string;
+  auth: RouteAuth;
+  bad?: Pick<InjectOptions, 'payload' | 'query' | 'url'>;
+}
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/api/health', url: '/api/health', auth: 'public' },
+  {
+    method: 'POST',
+    path: '/api/auth/login',
+    url: '/api/auth/login',
+    auth: 'public',
+    bad: { payload: { username: 'a' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/login/phone',
+    url: '/api/auth/login/phone',
+    auth: 'public',
+    bad: { payload: { phone: '1', captcha: 'abc' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/register',
+    url: '/api/auth/register',
+    auth: 'public',
+    bad: { payload: { username: '!', password: 'x' } },
+  },
+  { method: 'POST', path: '/api/auth/logout', url: '/api/auth/logout', auth: 'user' },
+  {
+    method: 'POST',
+    path: '/api/user/smscode',
+    url: '/api/user/smscode',
+    auth: 'optional',
+    bad: { payload: { phone: '1', purpose: 'spam' } },
+  },
+  { method: 'POST', path: '/api/auth/wechat/qr', url: '/api/auth/wechat/qr', auth: 'public' },
+  {
+    method: 'GET',
+    path: '/api/auth/wechat/qr/{ticket}',
+    url: '/api/auth/wechat/qr/abc',
+    auth: 'public',
+    bad: { url: `/api/auth/wechat/qr/${'t'.repeat(65)}` },
+  },
+  {
+    method: 'GET',
+    path: '/api/auth/wechat/callback',
+    url: '/api/auth/wechat/callback?state=abc',
+    auth: 'public',
+    bad: { url: `/api/auth/wechat/callback?state=${'s'.repeat(200)}` },
+  },
+  { method: 'GET', path: '/api/user/info', url: '/api/user/info', auth: 'user' },
+  { method: 'POST', path: '/api/user/menu', url: '/api/user/menu', auth: 'user' },
+  {
+    method: 'PUT',
+    path: '/api/user/password',
+    url: '/api/user/password',
+    auth: 'user',
+    bad: { payload: {} },
+  },
+  {
+    method: 'PUT',
+    path: '/api/user/phone',
+    url: '/api/user/phone',
+    auth: 'user',
+    bad: { payload: { phone: 'x' } },
+  },
+  {
+    method: 'PUT',
+    path: '/api/user/profile',
+    url: '/api/user/profile',
+    auth: 'user',
+    bad: { payload: { profile: 'p'.repeat(201) } },
+  },
+  { method: 'POST', path: '/api/user/wechat/qr', url: '/api/user/wechat/qr', auth: 'user' },
+  {
+    method: 'GET',
+    path: '/api/user/wechat/qr/{ticket}',
+    url: '/api/user/wechat/qr/abc',
+    auth: 'user',
+    bad: { url: `/api/user/wechat/qr/${'t'.repeat(65)}` },
+  },
+  { method: 'DELETE', path: '/api/user/wechat', url: '/api/user/wechat', auth: 'user' },
+  { method: 'GET', path: '/api/users', url: '/api/users', auth: 'admin', bad: { query: { current: '0' } } },
+  {
+    method: 'PUT',
+    path: '/api/users/{id}/disable',
+    url: '/api/users/2/disable',
+    auth: 'admin',
+    bad: { url: '/api/users/-1/disable' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/users/{id}/enable',
+    url: '/api/users/2/enable',
+    auth: 'admin',
+    bad: { url: '/api/users/x/enable' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/users/{id}/password',
+    url: '/api/users/2/password',
+    auth: 'admin',
+    bad: { payload: { new_password: 'short' } },
+  },
+];
+
+let t: TestApp;
+let userToken: string;
+let adminToken: string;
+let revokedToken: string;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  userToken = (await t.createUser()).token;
+  adminToken = await t.adminToken();
+  const r = await t.createUser();
+  await t.inject({ method: 'POST', url: '/api/auth/logout', token: r.token });
+  revokedToken = r.token;
+});
+afterAll(() => t.close());
+
+const label = (r: RouteCase) => `${r.method} ${r.path}`;
+
+describe('every API route', () => {
+  it('is listed here and in the OpenAPI document', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(documented.sort()).toEqual(ROUTES.map(label).sort());
+  });
+
+  it.each(ROUTES.filter((r) => r.auth === 'user' || r.auth === 'admin').map((r) => [label(r), r] as const))(
+    '%s requires sign-in (403 / 10102), also refusing a revoked token',
+    async (_name, r) => {
+      for (const token of [undefined, revokedToken]) {
+        const res = await t.inject({ method: r.method, url: r.url, token, payload: r.bad?.payload });
+        expect(res.statusCode).toBe(403);
+        expect(errorOf(res).code).toBe(10102);
+      }
+    },
+  );
+
+  it.each(ROUTES.filter((r) => r.auth === 'admin').map((r) => [label(r), r] as const))(
+    '%s refuses role user (400 / 10108) before looking at the input',
+    async (_name, r) => {
+      const res = await t.inject({
+        method: r.method,
+        url: r.bad?.url ?? r.url,
+        token: userToken,
+        payload: r.bad?.payload,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(errorOf(res).code).toBe(10108);
+    },
+  );
+
+  it.each(ROUTES.filter((r) => r.bad).map((r) => [label(r), r] as const))(
+    '%s rejects bad input (400 / 10113 with details)',
+    async (_name, r) => {
+      const token = r.auth === 'admin' ? adminToken : r.auth === 'user' ? userToken : undefined;
+      const res = await t.inject({ method: r.method, url: r.url, token, ...r.bad });
+      expect(res.statusCode).toBe(400);
+      const err = errorOf(res);
+      expect(err.code).toBe(10113);
+      expect(Array.isArray(err.details) && err.details.length > 0).toBe(true);
+      for (const d of err.details as { field: unknown; message: unknown }[]) {
+        expect(typeof d.field).toBe('string');
+        expect(typeof d.message).toBe('string');
+      }
+    },
+  );
+});
+
+describe('flood guard', () => {
+  let limited: TestApp;
+  let token: string;
+  let admin: string;
+  beforeAll(async () => {
+    limited = await buildTestApp({ config: { rateLimitPerMinute: 3 } });
+    token = (await limited.createUser()).token;
+    admin = await limited.adminToken();
+    // Sign-in and register were just used; start the checks in a fresh minute and stay in it.
+    limited.clock.toNextDay(60_000);
+    limited.clock.freeze();
+  });
+  afterAll(() => limited.close());
+
+  it.each(ROUTES.filter((r) => r.path !== '/api/health').map((r) => [label(r), r] as const))(
+    '%s answers 429 / 10104 with Retry-After past the per-minute limit',
+    async (_name, r) => {
+      const tok = r.auth === 'admin' ? admin : r.auth === 'user' ? token : undefined;
+      const ip = `192.0.2.${ROUTES.indexOf(r) + 1}`;
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 4; i++) {
+        last = await limited.inject({
+          method: r.method,
+          url: r.bad?.url ?? r.url,
+          token: tok,
+          remoteAddress: ip,
+          ...r.bad,
+        });
+        statuses.push(last.statusCode);
+      }
+      expect(statuses.slice(0, 3)).not.toContain(429);
+      expect(last!.statusCode).toBe(429);
+      expect(errorOf(last!).code).toBe(10104);
+      expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    },
+  );
+
+  it('leaves health checks alone', async () => {
+    for (let i = 0; i < 6; i++) {
+      expect((await limited.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+    }
+  });
+});
