@@ -46,7 +46,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'workplace.docs.security': 'Account security',
   'workplace.docs.users': 'User management',
   'monitor.title': 'Real-time monitor',
-  'monitor.demo': 'Demo page: the content below is template sample data, not real devices.',
+  'monitor.demo':
+    "The template's monitor screen, kept small: it shows the server's real health, refreshed every 10 s.",
   'monitor.log': 'Event log',
   'monitor.status': 'Service status',
   'monitor.quick': 'Quick operations',

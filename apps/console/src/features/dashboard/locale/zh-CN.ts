@@ -44,7 +44,7 @@ const zhCN = {
   'workplace.docs.security': '账号安全设置',
   'workplace.docs.users': '用户管理',
   'monitor.title': '实时监控',
-  'monitor.demo': '演示页面：以下内容为模板示例，不代表真实设备数据。',
+  'monitor.demo': '模板中的实时监控页，这里精简为服务器真实的健康状态，每 10 秒刷新。',
   'monitor.log': '事件日志',
   'monitor.status': '服务状态',
   'monitor.quick': '快捷操作',

@@ -32,7 +32,12 @@ export default function StepFormPage() {
             <Steps.Step title={t('stepForm.step3')} description={t('stepForm.step3.desc')} />
           </Steps>
           {step < 3 ? (
-            <Form form={form} className={styles.stepForm} labelCol={{ span: 6 }} wrapperCol={{ span: 18 }}>
+            <Form
+              form={form}
+              style={{ width: 560, marginTop: 48 }}
+              labelCol={{ span: 6 }}
+              wrapperCol={{ span: 18 }}
+            >
               {step === 1 ? (
                 <>
                   <Form.Item
