@@ -99,20 +99,26 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
           `  (also written to ${config.dataDir}/initial-admin-password.txt). Change it after signing in.\n\n`,
       );
     }
+    await app.register(errorHandlerPlugin);
+    await app.register(securityHeadersPlugin);
+    await app.register(docsPlugin);
+    await app.register(authPlugin);
+    await app.register(brokerPlugin, {
+      mqttPort: config.mqttPort,
+      mqttUrl: config.mqttUrl,
+      host: config.host,
+    });
+    await app.register(healthRoutes);
+    await app.register(authRoutes);
+    await app.register(userRoutes);
+    await app.register(usersRoutes);
+    await app.register(consolePlugin, { dist: config.consoleDist });
   } catch (err) {
-    await app.close();
+    // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.
+    clearInterval(purge);
+    await app.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
     throw err;
   }
-
-  await app.register(errorHandlerPlugin);
-  await app.register(securityHeadersPlugin);
-  await app.register(docsPlugin);
-  await app.register(authPlugin);
-  await app.register(brokerPlugin, { mqttPort: config.mqttPort, mqttUrl: config.mqttUrl, host: config.host });
-  await app.register(healthRoutes);
-  await app.register(authRoutes);
-  await app.register(userRoutes);
-  await app.register(usersRoutes);
-  await app.register(consolePlugin, { dist: config.consoleDist });
   return app;
 }

@@ -53,6 +53,7 @@ export async function openDatabase(databaseUrl: string | undefined, dataDir: str
         await db.execute(sql`select 1`);
       },
       async close() {
+        if (pool.ended || pool.ending) return;
         await pool.end();
       },
     };

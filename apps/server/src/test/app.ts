@@ -81,31 +81,40 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = await testDatabase();
   const sms = new CapturingSmsProvider();
   const clock = new TestClock();
-  const app = await buildApp({
-    env: {},
-    logger: false,
-    smsProvider: sms,
-    now: clock.now,
-    config: {
-      dataDir,
-      databaseUrl: database.url,
-      host: '127.0.0.1',
-      mqttPort: 0,
-      adminPassword: ADMIN_PASSWORD,
-      secretKey: 'test-secret-key-0123456789abcdef-0123456789',
-      consoleDist: path.join(dataDir, 'no-console'),
-      // The flood guard has its own tests; elsewhere it would only make tests depend on their speed.
-      rateLimitPerMinute: 0,
-      ...options.config,
-    },
-  });
+  const cleanUp = async () => {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({
+      env: {},
+      logger: false,
+      smsProvider: sms,
+      now: clock.now,
+      config: {
+        dataDir,
+        databaseUrl: database.url,
+        host: '127.0.0.1',
+        mqttPort: 0,
+        adminPassword: ADMIN_PASSWORD,
+        secretKey: 'test-secret-key-0123456789abcdef-0123456789',
+        consoleDist: path.join(dataDir, 'no-console'),
+        // The flood guard has its own tests; elsewhere it would only make tests depend on their speed.
+        rateLimitPerMinute: 0,
+        ...options.config,
+      },
+    });
+  } catch (err) {
+    await cleanUp();
+    throw err;
+  }
   try {
     await options.beforeReady?.(app);
     await app.ready();
   } catch (err) {
     await app.close().catch(() => undefined);
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await cleanUp();
     throw err;
   }
 
@@ -142,8 +151,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     async close() {
       await app.close();
-      await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await cleanUp();
     },
   };
 }
