@@ -1,8 +1,10 @@
-import { Checkbox, Link, Modal } from '@arco-design/web-react';
-import { useState } from 'react';
+import { Checkbox, Link } from '@arco-design/web-react';
+import { lazy, Suspense, useState } from 'react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
 import styles from './login-form.module.css';
+
+const AgreementModal = lazy(() => import('./agreement-modal'));
 
 /** The user agreement box that sign-in and registration require, with both documents one click away. */
 export default function AgreementCheckbox({
@@ -24,19 +26,18 @@ export default function AgreementCheckbox({
         {t('login.form.agreement.and')}
         <Link onClick={(e) => (e.preventDefault(), setDoc('privacy'))}>{t('login.form.privacy.link')}</Link>
       </Checkbox>
-      <Modal
-        title={doc === 'privacy' ? t('login.privacy.title') : t('login.agreement.title')}
-        visible={doc !== null}
-        onCancel={() => setDoc(null)}
-        onOk={() => {
-          onChange(true);
-          setDoc(null);
-        }}
-        okText={t('login.agreement.ok')}
-        hideCancel
-      >
-        {doc === 'privacy' ? t('login.privacy.body') : t('login.agreement.body')}
-      </Modal>
+      {doc && (
+        <Suspense fallback={null}>
+          <AgreementModal
+            doc={doc}
+            onClose={() => setDoc(null)}
+            onAgree={() => {
+              onChange(true);
+              setDoc(null);
+            }}
+          />
+        </Suspense>
+      )}
     </>
   );
 }

@@ -1,7 +1,7 @@
 import type { LoginResult } from '@cellhub/contract/auth';
-import { Button, Checkbox, Form, Input, Link, Message, Tabs } from '@arco-design/web-react';
+import { Button, Checkbox, Input, Link, Message } from '@arco-design/web-react';
 import { IconLock, IconMobile, IconUser } from '@arco-design/web-react/icon';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { setToken } from '../../../lib/auth';
 import { useLocale } from '../../../lib/i18n';
@@ -19,18 +19,63 @@ const QrLoginPanel = lazy(() => import('./qr-login-panel'));
 export const REMEMBER_KEY = 'cellhub-login-username';
 
 type Mode = 'password' | 'phone' | 'qr';
+type Field = 'username' | 'password' | 'phone' | 'captcha';
+
+const MODES: Mode[] = ['password', 'phone', 'qr'];
+// Seed section 5: every sign-in field must be filled in. The sign-in page keeps to this simple rule with plain
+// state instead of a form library, which keeps its first download small; the server checks the rest.
+const FIELDS: Record<Mode, Field[]> = {
+  password: ['username', 'password'],
+  phone: ['phone', 'captcha'],
+  qr: [],
+};
+const REQUIRED_MESSAGE: Record<Field, string> = {
+  username: 'login.form.username.required',
+  password: 'login.form.password.required',
+  phone: 'login.form.phone.required',
+  captcha: 'login.form.captcha.required',
+};
+
+function FieldBox({ error, children }: { error?: string; children: ReactNode }) {
+  return (
+    <div className={styles.field}>
+      {children}
+      <div className={styles.fieldError} role={error ? 'alert' : undefined}>
+        {error}
+      </div>
+    </div>
+  );
+}
 
 export default function LoginForm() {
   const t = useLocale(locale);
   const navigate = useNavigate();
   const [search] = useSearchParams();
-  const [passwordForm] = Form.useForm<{ username: string; password: string }>();
-  const [phoneForm] = Form.useForm<{ phone: string; captcha: string }>();
   const [mode, setMode] = useState<Mode>('password');
+  const [values, setValues] = useState<Record<Field, string>>(() => ({
+    username: localStorage.getItem(REMEMBER_KEY) ?? '',
+    password: '',
+    phone: '',
+    captcha: '',
+  }));
+  const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [agreed, setAgreed] = useState(false);
   const [remember, setRemember] = useState(() => localStorage.getItem(REMEMBER_KEY) !== null);
   const [error, setError] = useState('');
   const [loading, setLoading] = useState(false);
+
+  const set = (field: Field) => (v: string) => {
+    setValues((s) => ({ ...s, [field]: v }));
+    setErrors((e) => (e[field] ? { ...e, [field]: undefined } : e));
+  };
+
+  /** Marks the empty ones of `fields`; true when all are filled. */
+  const validate = (fields: Field[]) => {
+    const found: Partial<Record<Field, string>> = {};
+    for (const f of fields) if (!values[f].trim()) found[f] = t(REQUIRED_MESSAGE[f]);
+    setErrors((e) => ({ ...e, ...Object.fromEntries(fields.map((f) => [f, found[f]])) }));
+    return Object.keys(found).length === 0;
+  };
 
   const signedIn = (r: LoginResult) => {
     // The query cache lives in the signed-in shell, which clears it on sign-out and expiry; the sign-in page
@@ -40,14 +85,10 @@ export default function LoginForm() {
     navigate(resolveRedirect(search), { replace: true });
   };
 
-  const submit = async () => {
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
     setError('');
-    const form = mode === 'phone' ? phoneForm : passwordForm;
-    try {
-      await form.validate();
-    } catch {
-      return;
-    }
+    if (!validate(FIELDS[mode])) return;
     if (!agreed) {
       setError(t('login.form.agreement.required'));
       return;
@@ -55,33 +96,33 @@ export default function LoginForm() {
     setLoading(true);
     try {
       if (mode === 'phone') {
-        const { phone, captcha } = phoneForm.getFieldsValue();
-        signedIn(await loginByPhone({ phone: phone!.trim(), captcha: captcha!.trim() }));
+        signedIn(await loginByPhone({ phone: values.phone.trim(), captcha: values.captcha.trim() }));
       } else {
-        const { username, password } = passwordForm.getFieldsValue();
-        const result = await loginByPassword({ username: username!.trim(), password: password! });
-        if (remember) localStorage.setItem(REMEMBER_KEY, username!.trim());
+        const username = values.username.trim();
+        const result = await loginByPassword({ username, password: values.password });
+        if (remember) localStorage.setItem(REMEMBER_KEY, username);
         else localStorage.removeItem(REMEMBER_KEY);
         signedIn(result);
       }
-    } catch (e) {
+    } catch (err) {
       // A refused sign-in says why; anything else (network down, server error) can only be retried.
-      const answered = e instanceof ApiError && e.httpStatus > 0 && e.httpStatus < 500;
-      setError(answered ? e.message : t('login.form.login.errMsg'));
+      const answered = err instanceof ApiError && err.httpStatus > 0 && err.httpStatus < 500;
+      setError(answered ? err.message : t('login.form.login.errMsg'));
     } finally {
       setLoading(false);
     }
   };
 
   const sendCode = async () => {
-    const { phone } = await phoneForm.validate(['phone']);
-    await sendSmsCode((phone ?? '').trim(), 'login');
+    if (!validate(['phone'])) throw new Error('phone required');
+    await sendSmsCode(values.phone.trim(), 'login');
     Message.success(t('login.form.captcha.sent'));
   };
 
-  const switchMode = (key: string) => {
-    setMode(key as Mode);
+  const switchMode = (next: Mode) => {
+    setMode(next);
     setError('');
+    setErrors({});
   };
 
   const agreement = (
@@ -94,49 +135,65 @@ export default function LoginForm() {
     />
   );
 
+  const submitButton = (
+    <Button
+      type="primary"
+      htmlType="submit"
+      long
+      loading={loading}
+      className={styles.submit}
+      data-testid="login-submit"
+    >
+      {t('login.form.login')}
+    </Button>
+  );
+
   return (
     <div className={styles.wrapper}>
       <h1 className={styles.title}>{t('login.form.title')}</h1>
       <div className={styles.subtitle}>{t('login.form.subtitle')}</div>
-      <Tabs activeTab={mode} onChange={switchMode} className={styles.tabs} size="large">
-        <Tabs.TabPane key="password" title={t('login.tab.password')} />
-        <Tabs.TabPane key="phone" title={t('login.tab.phone')} />
-        <Tabs.TabPane key="qr" title={t('login.tab.qr')} />
-      </Tabs>
+      <div role="tablist" className={styles.tabs}>
+        {MODES.map((m) => (
+          <button
+            key={m}
+            type="button"
+            role="tab"
+            aria-selected={mode === m}
+            className={mode === m ? `${styles.tab} ${styles.tabActive}` : styles.tab}
+            onClick={() => switchMode(m)}
+          >
+            {t(`login.tab.${m}`)}
+          </button>
+        ))}
+      </div>
       <div className={styles.error} role="alert">
         {error}
       </div>
 
       {mode === 'password' && (
-        <Form
-          form={passwordForm}
-          layout="vertical"
-          onSubmit={submit}
-          initialValues={{ username: localStorage.getItem(REMEMBER_KEY) ?? '' }}
-          autoComplete="on"
-        >
-          <Form.Item
-            field="username"
-            rules={[{ required: true, message: t('login.form.username.required') }]}
-          >
+        <form onSubmit={submit} autoComplete="on" noValidate>
+          <FieldBox error={errors.username}>
             <Input
+              value={values.username}
+              onChange={set('username')}
+              status={errors.username ? 'error' : undefined}
               prefix={<IconUser />}
               placeholder={t('login.form.username.placeholder')}
               autoComplete="username"
               maxLength={64}
             />
-          </Form.Item>
-          <Form.Item
-            field="password"
-            rules={[{ required: true, message: t('login.form.password.required') }]}
-          >
+          </FieldBox>
+          <FieldBox error={errors.password}>
             <Input.Password
+              value={values.password}
+              onChange={set('password')}
+              status={errors.password ? 'error' : undefined}
               prefix={<IconLock />}
               placeholder={t('login.form.password.placeholder')}
               autoComplete="current-password"
               maxLength={128}
             />
-          </Form.Item>
+          </FieldBox>
           <div className={styles.actions}>
             <Checkbox checked={remember} onChange={setRemember}>
               {t('login.form.rememberUsername')}
@@ -151,30 +208,35 @@ export default function LoginForm() {
             </Link>
           </div>
           {agreement}
-          <Button type="primary" htmlType="submit" long loading={loading} className={styles.submit}>
-            {t('login.form.login')}
-          </Button>
-        </Form>
+          {submitButton}
+        </form>
       )}
 
       {mode === 'phone' && (
-        <Form form={phoneForm} layout="vertical" onSubmit={submit}>
-          <Form.Item field="phone" rules={[{ required: true, message: t('login.form.phone.required') }]}>
+        <form onSubmit={submit} noValidate>
+          <FieldBox error={errors.phone}>
             <Input
+              value={values.phone}
+              onChange={set('phone')}
+              status={errors.phone ? 'error' : undefined}
               prefix={<IconMobile />}
               placeholder={t('login.form.phone.placeholder')}
               autoComplete="tel"
               maxLength={16}
             />
-          </Form.Item>
-          <Form.Item field="captcha" rules={[{ required: true, message: t('login.form.captcha.required') }]}>
-            <SmsCodeInput placeholder={t('login.form.captcha.placeholder')} onSend={sendCode} />
-          </Form.Item>
+          </FieldBox>
+          <FieldBox error={errors.captcha}>
+            <SmsCodeInput
+              value={values.captcha}
+              onChange={set('captcha')}
+              error={!!errors.captcha}
+              placeholder={t('login.form.captcha.placeholder')}
+              onSend={sendCode}
+            />
+          </FieldBox>
           {agreement}
-          <Button type="primary" htmlType="submit" long loading={loading} className={styles.submit}>
-            {t('login.form.login')}
-          </Button>
-        </Form>
+          {submitButton}
+        </form>
       )}
 
       {mode === 'qr' && (

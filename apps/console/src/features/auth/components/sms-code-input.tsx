@@ -9,12 +9,13 @@ interface Props {
   value?: string;
   onChange?: (v: string) => void;
   placeholder: string;
+  error?: boolean;
   /** Validates the phone field and asks the server for a code; resolves when the code was sent. */
   onSend: () => Promise<void>;
 }
 
 /** A captcha input with its "send code" button and the 60 s wait before a new code may be requested. */
-export default function SmsCodeInput({ value, onChange, placeholder, onSend }: Props) {
+export default function SmsCodeInput({ value, onChange, placeholder, error, onSend }: Props) {
   const t = useLocale(locale);
   const [left, start] = useCountdown();
   const [sending, setSending] = useState(false);
@@ -35,6 +36,7 @@ export default function SmsCodeInput({ value, onChange, placeholder, onSend }: P
     <Input
       value={value}
       onChange={onChange}
+      status={error ? 'error' : undefined}
       prefix={<IconSafe />}
       placeholder={placeholder}
       maxLength={6}
