@@ -83,6 +83,13 @@ describe('server core', () => {
     }
   });
 
+  it('answers a malformed URL 400 / 10113 with security headers', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/users/%E0%A4%A' });
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res)).toMatchObject({ code: 10113, details: [{ field: 'url' }] });
+    expectSecurityHeaders(res.headers);
+  });
+
   it('answers malformed JSON 400 / 40003 and an oversized body 413 / 50001', async () => {
     const bad = await t.inject({
       method: 'POST',

@@ -34,9 +34,11 @@ export const docsPlugin = fp(
       routePrefix: '/api/docs',
       staticCSP: true,
       // Swagger UI's own policy, kept as strict as the rest of the site where it can be.
+      // Swagger UI also sets inline styles at run time, which its style hashes cannot cover.
       transformStaticCSP: (header) =>
         header
           .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+          .replace(/style-src [^;]*/, "style-src 'self' 'unsafe-inline'")
           .replace(/\s*upgrade-insecure-requests;?/, ''),
     });
   },
