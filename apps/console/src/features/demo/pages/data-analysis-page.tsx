@@ -11,7 +11,7 @@ import styles from './demo.module.css';
 
 const HOURS = Array.from({ length: 12 }, (_, i) => `${String(i * 2).padStart(2, '0')}:00`);
 const TILES = [
-  { key: 'visits', value: 373_500, delta: 12.4, color: 'arcoblue' },
+  { key: 'visits', value: 373_500, delta: 12.4, color: 'primary' },
   { key: 'published', value: 36_800, delta: -2.1, color: 'green' },
   { key: 'comments', value: 8_874, delta: 5.8, color: 'cyan' },
   { key: 'shares', value: 2_863, delta: 1.2, color: 'purple' },
@@ -78,7 +78,7 @@ export default function DataAnalysisPage() {
             <div
               key={tile.key}
               className={styles.statTile}
-              style={{ background: `rgb(var(--${tile.color}-1))` }}
+              style={{ background: `rgba(var(--${tile.color}-6), 0.1)` }}
             >
               <div className={styles.muted}>{t(`analysis.${tile.key}`)}</div>
               <div className={styles.statTileValue}>{tile.value.toLocaleString()}</div>
