@@ -28,9 +28,24 @@ describe('route table', () => {
   it('gives users no admin areas in the server menu', () => {
     const user = menuNamesForRole('user');
     const admin = menuNamesForRole('admin');
-    for (const adminOnly of ['firmware', 'FirmwareList', 'platform', 'system', 'SystemSetting', 'cardAdmin', 'application'])
+    for (const adminOnly of [
+      'firmware',
+      'FirmwareList',
+      'platform',
+      'system',
+      'SystemSetting',
+      'cardAdmin',
+      'application',
+    ])
       expect(user).not.toContain(adminOnly);
-    for (const name of ['dashboard', 'Workplace', 'DeviceList', 'FirmwareList', 'SystemSetting', 'CardAdminPackage'])
+    for (const name of [
+      'dashboard',
+      'Workplace',
+      'DeviceList',
+      'FirmwareList',
+      'SystemSetting',
+      'CardAdminPackage',
+    ])
       expect(admin).toContain(name);
     expect(user).toContain('DeviceList');
     expect(user).toContain('CardList');
