@@ -81,7 +81,7 @@ export default function Layout({ children }: { children?: ReactNode }) {
           trigger={null}
           style={{ paddingTop: settings.navbar ? NAVBAR_HEIGHT : 0 }}
         >
-          <div className="layout-menu-wrapper">
+          <div className="layout-menu-wrapper" data-testid="side-menu">
             <SideMenu collapse={collapsed} />
           </div>
           <button
@@ -120,7 +120,9 @@ export default function Layout({ children }: { children?: ReactNode }) {
           {children ?? <Outlet />}
         </ArcoLayout.Content>
         {settings.footer && (
-          <ArcoLayout.Footer className="layout-footer">{t('footer.text')}</ArcoLayout.Footer>
+          <ArcoLayout.Footer className="layout-footer" data-testid="layout-footer">
+            {t('footer.text')}
+          </ArcoLayout.Footer>
         )}
       </ArcoLayout>
       <SettingsDrawer />

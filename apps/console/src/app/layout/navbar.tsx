@@ -95,7 +95,7 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
         {settings.topMenu && settings.menu && <SideMenu mode="horizontal" />}
       </div>
       <ul className="navbar-right">
-        <li>
+        <li data-testid="navbar-locale">
           <Dropdown
             trigger="click"
             position="br"
@@ -117,7 +117,7 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
             </span>
           </Dropdown>
         </li>
-        <li>
+        <li data-testid="navbar-theme">
           <NavButton
             icon={dark ? <IconMoonFill /> : <IconSunFill />}
             label={dark ? t('navbar.theme.toLight') : t('navbar.theme.toDark')}
@@ -125,14 +125,14 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
             onClick={() => updateSettings({ theme: dark ? 'light' : 'dark' })}
           />
         </li>
-        <li>
+        <li data-testid="navbar-messages">
           <Popover trigger="click" position="br" content={<MessageBox />} className="message-box-popover">
             <span>
               <NavButton icon={<IconNotification />} label={t('messageBox.tab.message')} />
             </span>
           </Popover>
         </li>
-        <li>
+        <li data-testid="navbar-fullscreen">
           <NavButton
             icon={isFullscreen ? <IconFullscreenExit /> : <IconFullscreen />}
             label={isFullscreen ? t('navbar.screen.toExit') : t('navbar.screen.toFull')}
@@ -140,7 +140,7 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
             onClick={toggleFullscreen}
           />
         </li>
-        <li>
+        <li data-testid="navbar-settings">
           <NavButton
             icon={<IconSettings />}
             label={t('navbar.settings')}
@@ -148,23 +148,23 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
             onClick={() => updateSettings({ globalSettings: true })}
           />
         </li>
-        <li>
+        <li data-testid="navbar-user">
           <Dropdown
             trigger="click"
             position="br"
             droplist={
               <Menu onClickMenuItem={onUserMenu}>
                 {canSwitch && (
-                  <Menu.Item key="switchRoles">
+                  <Menu.Item key="switchRoles" data-testid="user-menu-switch-roles">
                     <IconSwap className="dropdown-icon" />
                     {t('navbar.user.switchRoles')}
                   </Menu.Item>
                 )}
-                <Menu.Item key="setting">
+                <Menu.Item key="setting" data-testid="user-menu-setting">
                   <IconSettings className="dropdown-icon" />
                   {t('navbar.user.setting')}
                 </Menu.Item>
-                <Menu.Item key="logout">
+                <Menu.Item key="logout" data-testid="user-menu-logout">
                   <IconPoweroff className="dropdown-icon" />
                   {t('navbar.user.logout')}
                 </Menu.Item>

@@ -44,6 +44,7 @@ function SwitchRow({
       <Switch
         size="small"
         aria-label={label}
+        data-testid={`settings-${field}`}
         checked={settings[field]}
         onChange={(v: boolean) => (onChange ? onChange(v) : updateSettings({ [field]: v }))}
       />
@@ -84,6 +85,7 @@ export function SettingsDrawer() {
         </div>
       )}
       <Drawer
+        data-testid="settings-drawer"
         width={300}
         title={
           <>
@@ -95,7 +97,7 @@ export function SettingsDrawer() {
         footer={
           <div className="settings-footer">
             <Button onClick={close}>{t('settings.close')}</Button>
-            <Button type="primary" onClick={() => void copy()}>
+            <Button type="primary" onClick={() => void copy()} data-testid="settings-copy">
               {t('settings.copySettings')}
             </Button>
           </div>
@@ -141,6 +143,7 @@ export function SettingsDrawer() {
               max={480}
               step={10}
               aria-label={t('settings.menuWidth')}
+              data-testid="settings-menuWidth"
               value={settings.menuWidth}
               onChange={(v?: number) => {
                 if (typeof v === 'number' && Number.isFinite(v)) updateSettings({ menuWidth: v });

@@ -18,7 +18,12 @@ export default function AgreementCheckbox({
   const [doc, setDoc] = useState<'agreement' | 'privacy' | null>(null);
   return (
     <>
-      <Checkbox checked={checked} onChange={onChange} className={styles.agreement}>
+      <Checkbox
+        checked={checked}
+        onChange={onChange}
+        className={styles.agreement}
+        data-testid="agreement-checkbox"
+      >
         {t('login.form.agreement.prefix')}
         <Link onClick={(e) => (e.preventDefault(), setDoc('agreement'))}>
           {t('login.form.agreement.link')}

@@ -180,6 +180,7 @@ export default function LoginForm() {
               prefix={<IconUser />}
               placeholder={t('login.form.username.placeholder')}
               autoComplete="username"
+              data-testid="login-username"
               maxLength={64}
             />
           </FieldBox>
@@ -192,6 +193,7 @@ export default function LoginForm() {
               placeholder={t('login.form.password.placeholder')}
               autoComplete="current-password"
               maxLength={128}
+              data-testid="login-password"
             />
           </FieldBox>
           <div className={styles.actions}>
@@ -223,6 +225,7 @@ export default function LoginForm() {
               placeholder={t('login.form.phone.placeholder')}
               autoComplete="tel"
               maxLength={16}
+              data-testid="login-phone"
             />
           </FieldBox>
           <FieldBox error={errors.captcha}>

@@ -141,7 +141,14 @@ export default function RegisterForm() {
             if (v) setError('');
           }}
         />
-        <Button type="primary" htmlType="submit" long loading={loading} className={styles.submit}>
+        <Button
+          type="primary"
+          htmlType="submit"
+          long
+          loading={loading}
+          className={styles.submit}
+          data-testid="register-submit"
+        >
           {t('register.submit')}
         </Button>
         <div className={styles.register}>
