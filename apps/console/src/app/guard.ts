@@ -22,6 +22,20 @@ export interface GuardTarget {
   query?: Record<string, string>;
 }
 
+/** The guard's view of where the router is going: the matched table route (if any) and the URL. */
+export function guardTarget(
+  current: Pick<GuardTarget, 'name' | 'meta' | 'params'> | undefined,
+  location: { pathname: string; search: string },
+): GuardTarget {
+  return {
+    name: current?.name,
+    path: location.pathname,
+    meta: current?.meta,
+    params: current?.params,
+    query: Object.fromEntries(new URLSearchParams(location.search)),
+  };
+}
+
 export interface GuardInput {
   to: GuardTarget;
   signedIn: boolean;

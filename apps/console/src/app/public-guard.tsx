@@ -6,20 +6,14 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { useSignedIn } from '../lib/auth';
 import { useCurrentRoute } from './current-route';
-import { guard, loginUrl } from './guard';
+import { guard, guardTarget, loginUrl } from './guard';
 
 export function PublicGuard() {
   const current = useCurrentRoute();
   const location = useLocation();
   const signedIn = useSignedIn();
   const action = guard({
-    to: {
-      name: current?.name,
-      path: location.pathname,
-      meta: current?.meta,
-      params: current?.params,
-      query: Object.fromEntries(new URLSearchParams(location.search)),
-    },
+    to: guardTarget(current, location),
     signedIn,
     role: undefined,
     menuFromServer: false,

@@ -12,7 +12,7 @@ import { useSettings } from '../../lib/settings';
 import { clearSession, useRole, useUserInfo } from '../../lib/user';
 import { useCurrentRoute } from '../current-route';
 import { FullPageLoading } from '../full-page-loading';
-import { guard, loginUrl } from '../guard';
+import { guard, guardTarget, loginUrl } from '../guard';
 import { LazyPage } from '../lazy-page';
 import Layout from './layout';
 
@@ -38,13 +38,7 @@ function ProtectedGuard() {
   const client = useQueryClient();
 
   const action = guard({
-    to: {
-      name: current?.name,
-      path: location.pathname,
-      meta: current?.meta,
-      params: current?.params,
-      query: Object.fromEntries(new URLSearchParams(location.search)),
-    },
+    to: guardTarget(current, location),
     signedIn,
     role,
     userInfoFailed: info.isError,

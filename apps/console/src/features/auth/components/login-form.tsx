@@ -1,6 +1,6 @@
 import type { LoginResult } from '@cellhub/contract/auth';
 import { Button, Checkbox, Input, Link, Message } from '@arco-design/web-react';
-import { IconLock, IconMobile, IconUser } from '@arco-design/web-react/icon';
+import { IconLock, IconMobile, IconSafe, IconUser } from '@arco-design/web-react/icon';
 import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { setToken } from '../../../lib/auth';
@@ -10,7 +10,8 @@ import { loginByPassword, loginByPhone, sendSmsCode } from '../api';
 import locale from '../locale';
 import { resolveRedirect } from '../redirect';
 import AgreementCheckbox from './agreement-checkbox';
-import SmsCodeInput from './sms-code-input';
+import { QrBox } from '../../../components/qr-box';
+import SmsCodeInput from '../../../components/sms-code-input';
 import styles from './login-form.module.css';
 
 const QrLoginPanel = lazy(() => import('./qr-login-panel'));
@@ -233,6 +234,7 @@ export default function LoginForm() {
               value={values.captcha}
               onChange={set('captcha')}
               error={!!errors.captcha}
+              prefix={<IconSafe />}
               placeholder={t('login.form.captcha.placeholder')}
               onSend={sendCode}
             />
@@ -249,11 +251,9 @@ export default function LoginForm() {
               <QrLoginPanel onSuccess={signedIn} />
             </Suspense>
           ) : (
-            <div className={styles.qrPanel}>
-              <div className={styles.qrBox}>
-                <div className={styles.qrHint}>{t('login.form.agreement.required')}</div>
-              </div>
-            </div>
+            <QrBox className={styles.qrPanel} tip={'\u00a0'}>
+              <div className={styles.qrHint}>{t('login.form.agreement.required')}</div>
+            </QrBox>
           )}
           {agreement}
         </div>

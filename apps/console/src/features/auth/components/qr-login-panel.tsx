@@ -1,10 +1,10 @@
 import type { LoginResult } from '@cellhub/contract/auth';
 import { Button, Spin } from '@arco-design/web-react';
 import { IconRefresh } from '@arco-design/web-react/icon';
+import { QrBox } from '../../../components/qr-box';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
 import { useQrLogin, type QrPhase } from '../use-qr-login';
-import QrCodeSvg from './qr-code-svg';
 import styles from './login-form.module.css';
 
 const OVERLAY_TEXT: Partial<Record<QrPhase, string>> = {
@@ -21,23 +21,23 @@ export default function QrLoginPanel({ onSuccess }: { onSuccess: (r: LoginResult
   const overlay = OVERLAY_TEXT[qr.phase];
 
   return (
-    <div className={styles.qrPanel}>
-      <div className={styles.qrBox} data-phase={qr.phase}>
-        {qr.qrUrl ? (
-          <QrCodeSvg value={qr.qrUrl} />
-        ) : (
-          qr.phase === 'loading' && <Spin tip={t('login.qr.loading')} />
-        )}
-        {overlay && (
-          <div className={styles.qrOverlay} role="alert">
+    <QrBox
+      value={qr.qrUrl}
+      dim={qr.phase === 'loading' || qr.phase === 'unavailable'}
+      className={styles.qrPanel}
+      tip={qr.phase === 'waiting' ? t('login.qr.tip') : '\u00a0'}
+      overlay={
+        overlay && (
+          <>
             <span>{t(overlay)}</span>
             <Button type="primary" size="small" icon={<IconRefresh />} onClick={qr.refresh}>
               {t('login.qr.refresh')}
             </Button>
-          </div>
-        )}
-      </div>
-      <div className={styles.qrTip}>{qr.phase === 'waiting' ? t('login.qr.tip') : '\u00a0'}</div>
-    </div>
+          </>
+        )
+      }
+    >
+      {qr.phase === 'loading' && <Spin tip={t('login.qr.loading')} />}
+    </QrBox>
   );
 }

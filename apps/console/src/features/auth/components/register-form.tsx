@@ -1,6 +1,6 @@
 import { CAPTCHA_RULE, PASSWORD_RULE, PHONE_RULE, USERNAME_RULE } from '@cellhub/contract/auth';
 import { Button, Form, Input, Message } from '@arco-design/web-react';
-import { IconLock, IconMobile, IconUser } from '@arco-design/web-react/icon';
+import { IconLock, IconMobile, IconSafe, IconUser } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useLocale } from '../../../lib/i18n';
@@ -8,7 +8,7 @@ import { ApiError } from '../../../lib/request';
 import { register, sendSmsCode } from '../api';
 import locale from '../locale';
 import AgreementCheckbox from './agreement-checkbox';
-import SmsCodeInput from './sms-code-input';
+import SmsCodeInput from '../../../components/sms-code-input';
 import styles from './login-form.module.css';
 
 interface Values {
@@ -129,7 +129,11 @@ export default function RegisterForm() {
                   { match: CAPTCHA_RULE, message: t('register.captcha.rule') },
                 ]}
               >
-                <SmsCodeInput placeholder={t('register.captcha.placeholder')} onSend={sendCode} />
+                <SmsCodeInput
+                  prefix={<IconSafe />}
+                  placeholder={t('register.captcha.placeholder')}
+                  onSend={sendCode}
+                />
               </Form.Item>
             ) : null
           }

@@ -20,8 +20,6 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'login.form.phone.required': 'Phone number cannot be empty',
   'login.form.captcha.placeholder': 'SMS code',
   'login.form.captcha.required': 'Verification code cannot be empty',
-  'login.form.captcha.send': 'Send code',
-  'login.form.captcha.resend': 'Resend in {seconds}s',
   'login.form.captcha.sent': 'Verification code sent',
   'login.form.rememberUsername': 'Remember username',
   'login.form.forgetPassword': 'Forgot password?',

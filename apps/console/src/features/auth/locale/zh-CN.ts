@@ -18,8 +18,6 @@ const zhCN = {
   'login.form.phone.required': '手机号不能为空',
   'login.form.captcha.placeholder': '短信验证码',
   'login.form.captcha.required': '验证码不能为空',
-  'login.form.captcha.send': '获取验证码',
-  'login.form.captcha.resend': '{seconds} 秒后重发',
   'login.form.captcha.sent': '验证码已发送',
   'login.form.rememberUsername': '记住账号',
   'login.form.forgetPassword': '忘记密码？',

@@ -1,7 +1,8 @@
 import type { UserInfo } from '@cellhub/contract/auth';
-import { Descriptions, Result, Tag } from '@arco-design/web-react';
+import { Descriptions, Result } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
+import CertificationTag from './certification-tag';
 
 export default function CertificationPanel({ info }: { info: UserInfo }) {
   const t = useLocale(locale);
@@ -22,11 +23,7 @@ export default function CertificationPanel({ info }: { info: UserInfo }) {
           { label: t('userSetting.cert.account'), value: info.username },
           {
             label: t('userSetting.cert.status'),
-            value: (
-              <Tag color={pass ? 'green' : 'orange'} size="small">
-                {pass ? t('userSetting.certification.pass') : t('userSetting.certification.auditing')}
-              </Tag>
-            ),
+            value: <CertificationTag pass={pass} />,
           },
         ]}
       />

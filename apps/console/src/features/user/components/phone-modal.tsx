@@ -8,7 +8,7 @@ import { ApiError } from '../../../lib/request';
 import { USER_INFO_KEY } from '../../../lib/user';
 import { changePhone, sendPhoneCode } from '../api';
 import locale from '../locale';
-import SmsCodeInput from './sms-code-input';
+import SmsCodeInput from '../../../components/sms-code-input';
 
 interface Values {
   phone: string;

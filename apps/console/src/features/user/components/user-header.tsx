@@ -1,8 +1,9 @@
 import type { UserInfo } from '@cellhub/contract/auth';
-import { Avatar, Descriptions, Link, Tag } from '@arco-design/web-react';
+import { Avatar, Descriptions, Link } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
-import { formatTime } from '../format-time';
+import CertificationTag from './certification-tag';
+import { formatTime } from '../../../lib/format-time';
 import { maskPhone } from '../mask-phone';
 import styles from '../pages/user-setting-page.module.css';
 
@@ -25,11 +26,7 @@ export default function UserHeader({ info, onEditPhone }: { info: UserInfo; onEd
           { label: t('userSetting.username'), value: info.username },
           {
             label: t('userSetting.certification'),
-            value: (
-              <Tag color={pass ? 'green' : 'orange'} size="small">
-                {pass ? t('userSetting.certification.pass') : t('userSetting.certification.auditing')}
-              </Tag>
-            ),
+            value: <CertificationTag pass={pass} />,
           },
           { label: t('userSetting.accountId'), value: info.accountId },
           {

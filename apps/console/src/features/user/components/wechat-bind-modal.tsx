@@ -2,15 +2,14 @@ import type { WechatTicket } from '@cellhub/contract/auth';
 import { Button, Message, Modal, Spin } from '@arco-design/web-react';
 import { IconRefresh } from '@arco-design/web-react/icon';
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
+import { QrBox } from '../../../components/qr-box';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { USER_INFO_KEY } from '../../../lib/user';
 import { createWechatBindTicket, pollWechatBindTicket } from '../api';
 import locale from '../locale';
-import styles from '../pages/user-setting-page.module.css';
 
-const QrCodeSvg = lazy(() => import('./qr-code-svg'));
 const POLL_MS = 2000;
 
 const OVERLAY: Partial<Record<Phase, string>> = {
@@ -86,26 +85,23 @@ export default function WechatBindModal({ visible, onClose }: { visible: boolean
       footer={null}
       unmountOnExit
     >
-      <div className={styles.qrPanel}>
-        <div className={styles.qrBox}>
-          {ticket && phase !== 'unavailable' ? (
-            <Suspense fallback={<Spin />}>
-              <QrCodeSvg value={ticket.qr_url} />
-            </Suspense>
-          ) : (
-            phase === 'loading' && <Spin tip={t('userSetting.wechat.loading')} />
-          )}
-          {overlay && (
-            <div className={styles.qrOverlay} role="alert">
+      <QrBox
+        value={ticket && phase !== 'unavailable' ? ticket.qr_url : undefined}
+        dim={phase === 'loading' || phase === 'unavailable'}
+        tip={t('userSetting.wechat.tip')}
+        overlay={
+          overlay && (
+            <>
               <span>{overlay}</span>
               <Button type="primary" size="small" icon={<IconRefresh />} onClick={refresh}>
                 {t('userSetting.wechat.refresh')}
               </Button>
-            </div>
-          )}
-        </div>
-        <div className={styles.qrTip}>{t('userSetting.wechat.tip')}</div>
-      </div>
+            </>
+          )
+        }
+      >
+        {phase === 'loading' && <Spin tip={t('userSetting.wechat.loading')} />}
+      </QrBox>
     </Modal>
   );
 }

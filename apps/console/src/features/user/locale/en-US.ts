@@ -73,8 +73,6 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userSetting.phoneChange.captcha': 'Code',
   'userSetting.phoneChange.captcha.placeholder': 'SMS verification code',
   'userSetting.phoneChange.captcha.required': 'Please enter the code',
-  'userSetting.phoneChange.send': 'Send code',
-  'userSetting.phoneChange.resend': 'Resend in {seconds}s',
   'userSetting.phoneChange.sent': 'Verification code sent',
   'userSetting.phoneChange.done': 'Phone number changed',
   'userSetting.wechat.title': 'Bind WeChat',

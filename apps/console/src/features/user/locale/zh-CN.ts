@@ -70,8 +70,6 @@ const zhCN = {
   'userSetting.phoneChange.captcha': '验证码',
   'userSetting.phoneChange.captcha.placeholder': '请输入短信验证码',
   'userSetting.phoneChange.captcha.required': '请输入验证码',
-  'userSetting.phoneChange.send': '获取验证码',
-  'userSetting.phoneChange.resend': '{seconds} 秒后重发',
   'userSetting.phoneChange.sent': '验证码已发送',
   'userSetting.phoneChange.done': '手机号已修改',
   'userSetting.wechat.title': '绑定微信',

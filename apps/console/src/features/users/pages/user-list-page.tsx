@@ -22,7 +22,7 @@ import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
 import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
 import ResetPasswordModal from '../components/reset-password-modal';
-import { formatTime } from '../format-time';
+import { formatTime } from '../../../lib/format-time';
 import locale from '../locale';
 import styles from './user-list-page.module.css';
 
