@@ -191,7 +191,14 @@ describe('HTTP errors', () => {
     fetchMock.mockRejectedValueOnce(new TypeError('Failed to fetch'));
     const err = await failure(http.get('/api/x'));
     expect(err).toMatchObject({ httpStatus: 0, code: 0 });
+    expect(err.answered).toBe(false);
     expect(message.error).toHaveBeenCalledOnce();
+  });
+
+  it('a refusal counts as answered, a server crash does not', () => {
+    expect(new ApiError(20101, 'x', 400).answered).toBe(true);
+    expect(new ApiError(10101, 'x', 500).answered).toBe(false);
+    expect(new ApiError(0, 'x', 503).answered).toBe(false);
   });
 });
 

@@ -25,6 +25,11 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /** The server answered and refused (not a network failure or a crash): its message says what to change. */
+  get answered(): boolean {
+    return this.httpStatus > 0 && this.httpStatus < 500;
+  }
 }
 
 export type QueryParams = Record<string, string | number | boolean | null | undefined>;

@@ -107,7 +107,7 @@ export default function LoginForm() {
       }
     } catch (err) {
       // A refused sign-in says why; anything else (network down, server error) can only be retried.
-      const answered = err instanceof ApiError && err.httpStatus > 0 && err.httpStatus < 500;
+      const answered = err instanceof ApiError && err.answered;
       setError(answered ? err.message : t('login.form.login.errMsg'));
     } finally {
       setLoading(false);

@@ -45,7 +45,7 @@ export default function RegisterForm() {
       Message.success(t('register.success'));
       navigate('/login', { replace: true });
     } catch (e) {
-      const answered = e instanceof ApiError && e.httpStatus > 0 && e.httpStatus < 500;
+      const answered = e instanceof ApiError && e.answered;
       setError(answered ? e.message : t('login.form.login.errMsg'));
     } finally {
       setLoading(false);

@@ -4,10 +4,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useLocale } from '../../../lib/i18n';
-import { ApiError } from '../../../lib/request';
 import { clearSession } from '../../../lib/user';
 import { changePassword } from '../api';
 import locale from '../locale';
+import { showApiError } from '../show-api-error';
 
 interface Values {
   old_password: string;
@@ -43,9 +43,7 @@ export default function PasswordModal({ visible, onClose }: { visible: boolean; 
       clearSession(queryClient);
       navigate('/login', { replace: true });
     } catch (e) {
-      const field = e instanceof ApiError ? FIELD_BY_CODE[e.code] : undefined;
-      if (field && e instanceof ApiError) form.setFields({ [field]: { error: { message: e.message } } });
-      else if (e instanceof ApiError && e.httpStatus !== 403) Message.error(e.message);
+      showApiError(form, e, FIELD_BY_CODE);
     } finally {
       setSaving(false);
     }

@@ -4,10 +4,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { errorText } from '@cellhub/contract/errors';
-import { ApiError } from '../../../lib/request';
 import { USER_INFO_KEY } from '../../../lib/user';
 import { changePhone, sendPhoneCode } from '../api';
 import locale from '../locale';
+import { showApiError } from '../show-api-error';
 import SmsCodeInput from '../../../components/sms-code-input';
 
 interface Values {
@@ -57,9 +57,7 @@ export default function PhoneModal({ visible, onClose, currentPhone }: Props) {
       await queryClient.invalidateQueries({ queryKey: USER_INFO_KEY });
       onClose();
     } catch (e) {
-      const field = e instanceof ApiError ? FIELD_BY_CODE[e.code] : undefined;
-      if (field && e instanceof ApiError) form.setFields({ [field]: { error: { message: e.message } } });
-      else if (e instanceof ApiError && e.httpStatus !== 403) Message.error(e.message);
+      showApiError(form, e, FIELD_BY_CODE);
     } finally {
       setSaving(false);
     }
