@@ -19,6 +19,7 @@ import { docsPlugin } from './plugins/docs';
 import { errorHandlerPlugin, sendAppError } from './plugins/error-handler';
 import './plugins/fastify-types';
 import { applySecurityHeaders, securityHeadersPlugin } from './plugins/security-headers';
+import { createEventBus } from './realtime/event-bus';
 
 export interface BuildAppOptions {
   /** Wins over the environment. */
@@ -77,6 +78,11 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     sms: options.smsProvider ?? new LogSmsProvider(app.log, config.smsCodeLogFile),
     log: app.log,
     now: options.now ?? (() => new Date()),
+    // PGlite lives in one process, so only real PostgreSQL needs LISTEN/NOTIFY between instances.
+    events: createEventBus({
+      log: app.log,
+      databaseUrl: database.driver === 'postgres' ? config.databaseUrl : undefined,
+    }),
   };
   app.decorate('deps', deps);
 
@@ -88,6 +94,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   purge.unref();
   app.addHook('onClose', async () => {
     clearInterval(purge);
+    await deps.events.close();
     await database.close();
   });
 
@@ -117,6 +124,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.
     clearInterval(purge);
     await app.close().catch(() => undefined);
+    await deps.events.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Role } from '@cellhub/contract/routes';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
+import type { EventBus } from '../realtime/event-bus';
 import type { SecretBox } from './crypto';
 import type { SmsProvider } from './sms';
 
@@ -12,6 +13,8 @@ export interface Deps {
   box: SecretBox;
   sms: SmsProvider;
   log: FastifyBaseLogger;
+  /** Device events for the console's live updates (src/realtime); publish never throws. */
+  events: EventBus;
   /** Injectable clock: expiry tests move time instead of sleeping. */
   now(): Date;
 }

@@ -1,0 +1,364 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import type { DeviceEvent, DevicePropertiesEvent } from '@cellhub/contract/realtime';
+import { deviceEvent } from '@cellhub/contract/realtime';
+
+/**
+ * Who may see an event: the owner's uid (null: a device nobody owns, seen by admins only). Shares (a later issue)
+ * add their uids here; `mayReceive` in audience.ts is the one place that reads it.
+ */
+export interface Audience {
+  uid: number | null;
+}
+
+export type EventListener = (event: DeviceEvent, audience: Audience) => void;
+
+export interface EventBusStats {
+  published: number;
+  /** Property events merged into an earlier one of the same device inside the coalescing window. */
+  coalesced: number;
+  /** Delivered to this instance's listeners (own and other instances' events). */
+  delivered: number;
+  notifySent: number;
+  /** Events too large for one NOTIFY payload: delivered locally, not to other instances. */
+  oversizedDropped: number;
+  /** Events not sent to other instances because the LISTEN connection was down or NOTIFY failed. */
+  notifyFailed: number;
+  /** Payloads from other instances that did not parse. */
+  badPayloads: number;
+}
+
+/**
+ * Device events for browsers. The gateway and services publish; the WebSocket hub (and later alert rules) subscribe.
+ * `publish` never throws and never blocks the caller: a lost live update must not fail a telemetry write.
+ */
+export interface EventBus {
+  publish(event: DeviceEvent, audience: Audience): void;
+  subscribe(listener: EventListener): () => void;
+  /** Resolves once events can cross instances (immediately when there is only one). */
+  ready(): Promise<void>;
+  stats(): EventBusStats;
+  close(): Promise<void>;
+}
+
+export interface EventBusOptions {
+  log: FastifyBaseLogger;
+  /** A postgres:// URL: fan events out to every instance on that database with LISTEN/NOTIFY. */
+  databaseUrl?: string;
+  /** Property events of one device are merged for this long (ms); 0 delivers each one at once. */
+  coalesceMs?: number;
+}
+
+/** NOTIFY refuses payloads of 8000 bytes or more. */
+export const NOTIFY_PAYLOAD_LIMIT = 7999;
+export const NOTIFY_CHANNEL = 'cellhub_device_events';
+export const DEFAULT_COALESCE_MS = 250;
+
+type Entry = [DeviceEvent, Audience];
+
+interface Pending {
+  event: DevicePropertiesEvent;
+  audience: Audience;
+}
+
+const deviceKey = (e: DeviceEvent) => `${e.product_key}\u0000${e.sn}`;
+
+/**
+ * In-process bus with property coalescing; with `databaseUrl` it also forwards every event to the other instances
+ * (Postgres LISTEN/NOTIFY on a dedicated connection, batched into payloads under 8000 bytes).
+ */
+export function createEventBus(options: EventBusOptions): EventBus {
+  const coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
+  const listeners = new Set<EventListener>();
+  const stats: EventBusStats = {
+    published: 0,
+    coalesced: 0,
+    delivered: 0,
+    notifySent: 0,
+    oversizedDropped: 0,
+    notifyFailed: 0,
+    badPayloads: 0,
+  };
+  const remote = options.databaseUrl
+    ? new PgFanOut(options.databaseUrl, options.log, stats, deliver)
+    : undefined;
+
+  // Insertion order is publish order, so a flush keeps devices in the order they first reported.
+  const pending = new Map<string, Pending>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  function deliver(event: DeviceEvent, audience: Audience): void {
+    for (const listener of listeners) {
+      stats.delivered++;
+      try {
+        listener(event, audience);
+      } catch (err) {
+        options.log.warn({ err }, 'device event listener failed');
+      }
+    }
+  }
+
+  function emit(entries: Entry[]): void {
+    for (const [event, audience] of entries) deliver(event, audience);
+    remote?.send(entries);
+  }
+
+  function flush(): void {
+    timer = undefined;
+    if (pending.size === 0) return;
+    const entries: Entry[] = [];
+    for (const p of pending.values()) entries.push([p.event, p.audience]);
+    pending.clear();
+    emit(entries);
+  }
+
+  /** Sends a device's merged properties before any other event of that device, so order per device holds. */
+  function flushDevice(key: string): Entry[] {
+    const p = pending.get(key);
+    if (!p) return [];
+    pending.delete(key);
+    return [[p.event, p.audience]];
+  }
+
+  return {
+    publish(event, audience) {
+      if (closed) return;
+      stats.published++;
+      if (event.type === 'device.properties' && coalesceMs > 0) {
+        const key = deviceKey(event);
+        const p = pending.get(key);
+        if (p) {
+          stats.coalesced++;
+          // Later reports win per property; the newest device time is kept.
+          p.event = {
+            ...event,
+            ts: event.ts > p.event.ts ? event.ts : p.event.ts,
+            values: { ...p.event.values, ...event.values },
+          };
+          p.audience = audience;
+        } else {
+          pending.set(key, { event: { ...event, values: { ...event.values } }, audience });
+        }
+        timer ??= setTimeout(flush, coalesceMs);
+        return;
+      }
+      emit([...flushDevice(deviceKey(event)), [event, audience]]);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    ready: () => remote?.ready() ?? Promise.resolve(),
+    stats: () => ({ ...stats }),
+    async close() {
+      if (closed) return;
+      if (timer) clearTimeout(timer);
+      flush();
+      closed = true;
+      listeners.clear();
+      await remote?.close();
+    },
+  };
+}
+
+/**
+ * Cross-instance fan-out. One dedicated client LISTENs (a pooled connection would lose the registration when it is
+ * returned) and also sends the NOTIFYs, so the pool of the services is untouched. Each payload carries the
+ * instance id; an instance ignores its own echo because it already delivered those events locally.
+ */
+class PgFanOut {
+  private readonly instance = randomBytes(8).toString('hex');
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private retryMs = 500;
+  private closed = false;
+  private outbox: Entry[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: FastifyBaseLogger,
+    private readonly stats: EventBusStats,
+    private readonly deliver: (event: DeviceEvent, audience: Audience) => void,
+  ) {
+    this.connecting = this.connect();
+  }
+
+  async ready(): Promise<void> {
+    await this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on('error', (err) => {
+      this.log.warn({ err: err.message }, 'event bus: LISTEN connection lost');
+      this.drop(client);
+    });
+    client.on('end', () => this.drop(client));
+    client.on('notification', (msg) => {
+      if (msg.channel === NOTIFY_CHANNEL && msg.payload) this.receive(msg.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (err) {
+      this.log.warn(
+        { err: (err as Error).message },
+        'event bus: cannot LISTEN; live updates stay on this instance',
+      );
+      await client.end().catch(() => undefined);
+      this.scheduleReconnect();
+      return;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.retryMs = 500;
+  }
+
+  private drop(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    const wait = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, 30_000);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.connecting = this.connect();
+    }, wait);
+    this.reconnectTimer.unref();
+  }
+
+  /** Queues events; everything sent in one tick goes out in as few NOTIFYs as fit. */
+  send(entries: Entry[]): void {
+    if (this.closed) return;
+    for (const e of entries) this.outbox.push(e);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      const batch = this.outbox;
+      this.outbox = [];
+      void this.notify(batch);
+    });
+  }
+
+  private async notify(batch: Entry[]): Promise<void> {
+    const payloads = packPayloads(this.instance, batch, this.stats);
+    const client = this.client;
+    if (!client) {
+      this.stats.notifyFailed += batch.length;
+      return;
+    }
+    for (const p of payloads) {
+      try {
+        await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, p.payload]);
+        this.stats.notifySent++;
+      } catch (err) {
+        this.stats.notifyFailed += p.count;
+        this.log.warn({ err: (err as Error).message }, 'event bus: NOTIFY failed');
+      }
+    }
+  }
+
+  private receive(payload: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      this.stats.badPayloads++;
+      return;
+    }
+    if (!isRemoteBatch(parsed)) {
+      this.stats.badPayloads++;
+      return;
+    }
+    if (parsed.i === this.instance) return;
+    for (const [raw, uid] of parsed.e) {
+      // Another instance could run another version; an event this one does not understand is skipped, not fatal.
+      const event = deviceEvent.safeParse(raw);
+      if (!event.success) {
+        this.stats.badPayloads++;
+        continue;
+      }
+      this.deliver(event.data, { uid });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    await this.connecting;
+    // What the last flush queued still goes out before the connection ends.
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length) await this.notify(batch);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/** On the wire: `{ i: instance id, e: [[event, owner uid], ...] }`. */
+interface RemoteBatch {
+  i: string;
+  e: [unknown, number | null][];
+}
+
+function isRemoteBatch(v: unknown): v is RemoteBatch {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return (
+    typeof o.i === 'string' &&
+    Array.isArray(o.e) &&
+    o.e.every((x) => Array.isArray(x) && x.length === 2 && (x[1] === null || typeof x[1] === 'number'))
+  );
+}
+
+/**
+ * Splits a batch into NOTIFY payloads under the limit (measured in UTF-8 bytes, as Postgres does). An event too big
+ * to travel alone is counted and left out.
+ */
+export function packPayloads(
+  instance: string,
+  batch: Entry[],
+  stats: Pick<EventBusStats, 'oversizedDropped'>,
+  limit = NOTIFY_PAYLOAD_LIMIT,
+): { payload: string; count: number }[] {
+  const head = `{"i":${JSON.stringify(instance)},"e":[`;
+  const tail = ']}';
+  const overhead = Buffer.byteLength(head) + Buffer.byteLength(tail);
+  const out: { payload: string; count: number }[] = [];
+  let parts: string[] = [];
+  let size = overhead;
+  const push = () => {
+    if (parts.length === 0) return;
+    out.push({ payload: head + parts.join(',') + tail, count: parts.length });
+    parts = [];
+    size = overhead;
+  };
+  for (const [event, audience] of batch) {
+    const item = JSON.stringify([event, audience.uid]);
+    const bytes = Buffer.byteLength(item);
+    if (overhead + bytes > limit) {
+      stats.oversizedDropped++;
+      continue;
+    }
+    const extra = bytes + (parts.length ? 1 : 0);
+    if (size + extra > limit) push();
+    size += bytes + (parts.length ? 1 : 0);
+    parts.push(item);
+  }
+  push();
+  return out;
+}

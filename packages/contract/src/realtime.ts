@@ -1,0 +1,151 @@
+/**
+ * Live updates: the device events the server pushes to the console over the WebSocket at /api/ws, and the messages
+ * both sides exchange on it. docs/api-conventions.md ("Live updates") describes the protocol.
+ */
+import { z } from 'zod';
+
+const sn = z.string().min(1).max(64);
+const productKey = z.string().min(1).max(64);
+const isoTime = z.string().min(1);
+
+export const deviceOnlineEvent = z.object({
+  type: z.literal('device.online'),
+  sn,
+  product_key: productKey,
+  online: z.union([z.literal(0), z.literal(1)]),
+  at: isoTime,
+  /** Why it went offline (keep-alive timeout, will, takeover, ...) or came online. */
+  reason: z.string().optional(),
+});
+
+export const propertyValue = z.union([z.number(), z.string(), z.boolean()]);
+
+export const devicePropertiesEvent = z.object({
+  type: z.literal('device.properties'),
+  sn,
+  product_key: productKey,
+  /** Device time of the newest value in `values`. */
+  ts: isoTime,
+  /** Latest value per property identifier; a burst of reports is merged into one event. */
+  values: z.record(z.string(), propertyValue),
+});
+
+export const deviceInfoEvent = z.object({
+  type: z.literal('device.info'),
+  sn,
+  product_key: productKey,
+  fields: z.record(z.string(), z.unknown()),
+});
+
+export const commandStatus = z.enum(['sent', 'replied', 'timeout', 'failed']);
+
+export const deviceCommandEvent = z.object({
+  type: z.literal('device.command'),
+  sn,
+  product_key: productKey,
+  id: z.union([z.string(), z.number()]),
+  status: commandStatus,
+  code: z.number().int().optional(),
+  data: z.string().optional(),
+});
+
+export const deviceConfigEvent = z.object({
+  type: z.literal('device.config'),
+  sn,
+  product_key: productKey,
+  config_version: z.number().int(),
+  expect_config_version: z.number().int(),
+  config_version_different: z.boolean(),
+});
+
+export const deviceEvent = z.discriminatedUnion('type', [
+  deviceOnlineEvent,
+  devicePropertiesEvent,
+  deviceInfoEvent,
+  deviceCommandEvent,
+  deviceConfigEvent,
+]);
+export type DeviceEvent = z.infer<typeof deviceEvent>;
+export type DeviceEventType = DeviceEvent['type'];
+export type DeviceOnlineEvent = z.infer<typeof deviceOnlineEvent>;
+export type DevicePropertiesEvent = z.infer<typeof devicePropertiesEvent>;
+export type DeviceInfoEvent = z.infer<typeof deviceInfoEvent>;
+export type DeviceCommandEvent = z.infer<typeof deviceCommandEvent>;
+export type DeviceConfigEvent = z.infer<typeof deviceConfigEvent>;
+
+/** At most this many serial numbers in one subscribe filter. */
+export const MAX_FILTER_SNS = 1000;
+
+// Client -> server
+
+/** First message on every socket, within AUTH_TIMEOUT_MS, with the token from sign-in. */
+export const wsAuthMessage = z.object({ type: z.literal('auth'), token: z.string().min(1).max(512) });
+
+/**
+ * Which devices to receive: `sns` limits the stream to those serial numbers, `null` (the default after auth) means
+ * every device the user may see. Each subscribe replaces the previous filter.
+ */
+export const wsSubscribeMessage = z.object({
+  type: z.literal('subscribe'),
+  sns: z.array(sn).max(MAX_FILTER_SNS).nullable(),
+});
+
+export const wsPingMessage = z.object({ type: z.literal('ping'), id: z.number().int().optional() });
+
+export const wsClientMessage = z.discriminatedUnion('type', [
+  wsAuthMessage,
+  wsSubscribeMessage,
+  wsPingMessage,
+]);
+export type WsClientMessage = z.infer<typeof wsClientMessage>;
+export type WsAuthMessage = z.infer<typeof wsAuthMessage>;
+export type WsSubscribeMessage = z.infer<typeof wsSubscribeMessage>;
+
+// Server -> client
+
+/** Sent once the token is accepted; events flow from here on. */
+export const wsReadyMessage = z.object({ type: z.literal('ready'), uid: z.number().int() });
+/** Answer to a client ping (also the client's way to detect a dead connection). */
+export const wsPongMessage = z.object({ type: z.literal('pong'), id: z.number().int().optional() });
+/** Confirms a subscribe with the filter now in force. */
+export const wsSubscribedMessage = z.object({
+  type: z.literal('subscribed'),
+  sns: z.array(z.string()).nullable(),
+});
+export const wsEventMessage = z.object({ type: z.literal('event'), event: deviceEvent });
+/** A refused message; codes come from the contract's error table (10113 bad message, 10102 not signed in). */
+export const wsErrorMessage = z.object({
+  type: z.literal('error'),
+  code: z.number().int(),
+  message: z.string(),
+});
+
+export const wsServerMessage = z.discriminatedUnion('type', [
+  wsReadyMessage,
+  wsPongMessage,
+  wsSubscribedMessage,
+  wsEventMessage,
+  wsErrorMessage,
+]);
+export type WsServerMessage = z.infer<typeof wsServerMessage>;
+export type WsEventMessage = z.infer<typeof wsEventMessage>;
+
+/** The client has this long after the upgrade to send `auth`. */
+export const WS_AUTH_TIMEOUT_MS = 5000;
+
+/**
+ * WebSocket close codes (4000-4999 are the application's). A client reconnects after any of them except 4401 and
+ * 4403, which need a new sign-in.
+ */
+export const WS_CLOSE = {
+  /** Normal shutdown of the server; reconnect. */
+  goingAway: 1001,
+  /** No valid `auth` in time, or a bad token. */
+  unauthorized: 4401,
+  /** The session was revoked (sign-out, password change, account disabled) while the socket was open. */
+  revoked: 4403,
+  /** A message that is not JSON or not one of wsClientMessage. */
+  badMessage: 4400,
+  /** No pong to the server's heartbeat. */
+  timeout: 4408,
+} as const;
