@@ -58,7 +58,7 @@ export function SettingsDrawer() {
   const close = () => updateSettings({ globalSettings: false });
   let shades: string[] = [];
   try {
-    shades = themeShades(settings.themeColor, 'light');
+    shades = themeShades(settings.themeColor, settings.theme);
   } catch {
     shades = [];
   }

@@ -46,7 +46,7 @@ function Stat({
     <div className={styles.stat}>
       <div
         className={styles.statIcon}
-        style={{ color: `rgb(var(--${color}-6))`, background: `rgba(var(--${color}-6), 0.12)` }}
+        style={{ color: `rgb(var(--${color}-6))`, background: `rgb(var(--${color}-1))` }}
       >
         {icon}
       </div>

@@ -78,7 +78,7 @@ export default function DataAnalysisPage() {
             <div
               key={tile.key}
               className={styles.statTile}
-              style={{ background: `rgba(var(--${tile.color}-6), 0.1)` }}
+              style={{ background: `rgb(var(--${tile.color}-1))` }}
             >
               <div className={styles.muted}>{t(`analysis.${tile.key}`)}</div>
               <div className={styles.statTileValue}>{tile.value.toLocaleString()}</div>
