@@ -1,61 +1,179 @@
 #!/usr/bin/env -S npx tsx
-// `npm run devsim -- --url mqtt://127.0.0.1:1883 --devices devices.json --rate 1`
-// devices.json: [{"sn", "product_key", "secret"}, ...] as the console or API gives them.
-import { readFileSync } from 'node:fs';
+// `npm run devsim -- --devices 1000 --rate 1 ...`: see README.md for every option.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { VirtualDevice, type DeviceIdentity } from './device';
+import { CellhubApi, ensureFleet } from './api-client';
+import type { DeviceIdentity } from './device';
+import { Fleet } from './fleet';
+import { PROPERTY_KEYS, type PropertyKey } from './telemetry';
+
+const HELP = `devsim: a fleet of virtual DTUs speaking the Cellhub MQTT protocol
+
+Identities (one of):
+  --file FILE            JSON array of {"sn", "product_key", "secret"}
+  --api URL              Cellhub server, e.g. http://127.0.0.1:8080, with --product and
+    --user NAME          (default admin)
+    --password PW        (or env CELLHUB_PASSWORD)
+    --product KEY        product_key of the fleet
+    --create N           make sure N devices <prefix>000001.. exist (creates the missing ones)
+    --prefix TEXT        sn prefix for --create (default SIM)
+  --devices N            simulate only the first N identities
+  --save FILE            write the identities used to FILE (reuse with --file)
+
+Connection:
+  --url URL              broker: mqtt://host:1883 or ws://host:8080/mqtt
+                         (default: the --api host on port 1883, else mqtt://127.0.0.1:1883)
+  --hmac                 sign in with hmac:<ms>:<sig> instead of the plain secret
+  --mqtt5                MQTT 5 instead of 3.1.1
+  --keepalive S          keep-alive seconds (default 60)
+  --connect-rate N       new connections per second, fleet-wide (default 100; 0 = no limit)
+
+Behaviour:
+  --rate N               property reports per device per second (default 1; 0.1 = every 10 s; 0 = none)
+  --props LIST           reported keys, from ${PROPERTY_KEYS.join(',')} (default temperature,humidity,rssi)
+  --info-every S         re-send P/up/info with the current signal every S seconds (default 300; 0 = never)
+  --flap-ratio R         share of devices that go offline and come back (default 0)
+  --offline-every S      mean seconds online between two outages of a flapping device (default 60)
+  --offline-for S        mean seconds an outage lasts (default 20)
+  --buffer-offline N     readings kept while offline, sent as one batch on reconnect (default 100; 0 = none)
+  --bad-ratio R          share of reports replaced by invalid JSON, schema violations or wrong topics (default 0)
+  --cmd-delay MS         wait before answering a command (default 0)
+  --seed N               seed for who flaps and when (default 1)
+
+Output:
+  --status-every S       status line interval (default 5)
+  --duration S           stop after S seconds (default: run until Ctrl-C)
+  --help`;
 
 const { values } = parseArgs({
   options: {
-    url: { type: 'string', default: 'mqtt://127.0.0.1:1883' },
+    file: { type: 'string' },
+    api: { type: 'string' },
+    user: { type: 'string', default: 'admin' },
+    password: { type: 'string' },
+    product: { type: 'string' },
+    create: { type: 'string' },
+    prefix: { type: 'string', default: 'SIM' },
     devices: { type: 'string' },
-    rate: { type: 'string', default: '1' },
+    save: { type: 'string' },
+    url: { type: 'string' },
     hmac: { type: 'boolean', default: false },
+    mqtt5: { type: 'boolean', default: false },
+    keepalive: { type: 'string', default: '60' },
+    'connect-rate': { type: 'string', default: '100' },
+    rate: { type: 'string', default: '1' },
+    props: { type: 'string', default: 'temperature,humidity,rssi' },
+    'info-every': { type: 'string', default: '300' },
+    'flap-ratio': { type: 'string', default: '0' },
+    'offline-every': { type: 'string', default: '60' },
+    'offline-for': { type: 'string', default: '20' },
+    'buffer-offline': { type: 'string', default: '100' },
+    'bad-ratio': { type: 'string', default: '0' },
+    'cmd-delay': { type: 'string', default: '0' },
+    seed: { type: 'string', default: '1' },
+    'status-every': { type: 'string', default: '5' },
+    duration: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 
-if (values.help || !values.devices) {
-  console.log(`devsim: a fleet of virtual DTUs speaking the Cellhub MQTT protocol
-
-  --url URL        broker (mqtt://host:1883 or ws://host:8080/mqtt), default mqtt://127.0.0.1:1883
-  --devices FILE   JSON array of {"sn", "product_key", "secret"}
-  --rate N         property reports per device per second (default 1)
-  --hmac           sign in with the HMAC password instead of the plain secret`);
-  process.exit(values.devices ? 0 : 1);
+function fail(message: string): never {
+  console.error(`devsim: ${message}`);
+  process.exit(1);
 }
 
-const identities = JSON.parse(readFileSync(values.devices, 'utf8')) as DeviceIdentity[];
-const rate = Number(values.rate);
-const devices = identities.map(
-  (identity) =>
-    new VirtualDevice(identity, {
-      url: values.url,
-      hmac: values.hmac,
-      info: { fw_version: '1.0.0', hw_version: 'A1', imei: identity.sn.padStart(15, '8').slice(-15) },
-      properties: () => ({
-        temperature: Math.round((20 + Math.random() * 10) * 10) / 10,
-        humidity: Math.round(40 + Math.random() * 30),
-      }),
-    }),
-);
+function num(name: keyof typeof values, min: number, max = Infinity): number {
+  const raw = values[name];
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !Number.isFinite(n) || n < min || n > max)
+    fail(`--${name} must be a number between ${min} and ${max}, got ${String(raw)}`);
+  return n;
+}
 
-let connected = 0;
-for (const d of devices) {
-  try {
-    await d.connect();
-    connected++;
-  } catch (e) {
-    console.error(`${d.identity.sn}: ${(e as Error).message}`);
+if (values.help || (!values.file && !values.api)) {
+  console.log(HELP);
+  process.exit(values.help ? 0 : 1);
+}
+
+const props = values.props.split(',').map((p) => p.trim());
+for (const p of props)
+  if (!(PROPERTY_KEYS as readonly string[]).includes(p)) fail(`unknown property ${p} in --props`);
+
+async function loadIdentities(): Promise<DeviceIdentity[]> {
+  const limit = values.devices === undefined ? Infinity : num('devices', 1);
+  if (values.file) {
+    const list = JSON.parse(readFileSync(values.file, 'utf8')) as DeviceIdentity[];
+    if (!Array.isArray(list)) fail(`${values.file} is not a JSON array`);
+    return list.slice(0, limit);
   }
+  const api = new CellhubApi(values.api!, (line) => console.log(line));
+  const password = values.password ?? process.env.CELLHUB_PASSWORD;
+  if (!password) fail('--api needs --password (or CELLHUB_PASSWORD)');
+  if (!values.product) fail('--api needs --product');
+  await api.login(values.user, password);
+  if (values.create !== undefined) {
+    const count = Math.min(num('create', 1), limit);
+    console.log(`making sure ${count} devices ${values.prefix}000001.. exist in ${values.product}`);
+    return ensureFleet(api, values.product, count, values.prefix);
+  }
+  const sns = (await api.listDeviceSns(values.product)).slice(0, limit);
+  if (sns.length === 0) fail(`product ${values.product} has no devices (add --create N)`);
+  return api.identities(sns);
 }
-console.log(`${connected}/${devices.length} devices connected`);
-const timer = setInterval(() => {
-  for (const d of devices) void d.report().catch(() => undefined);
-}, 1000 / rate);
 
-process.on('SIGINT', async () => {
-  clearInterval(timer);
-  await Promise.all(devices.map((d) => d.close()));
-  process.exit(0);
-});
+const defaultUrl = values.api ? `mqtt://${new URL(values.api).hostname}:1883` : 'mqtt://127.0.0.1:1883';
+const options = {
+  url: values.url ?? defaultUrl,
+  hmac: values.hmac,
+  protocolVersion: values.mqtt5 ? (5 as const) : (4 as const),
+  keepalive: num('keepalive', 1, 65535),
+  connectRate: num('connect-rate', 0),
+  rate: num('rate', 0),
+  properties: props as PropertyKey[],
+  infoEvery: num('info-every', 0),
+  flapRatio: num('flap-ratio', 0, 1),
+  offlineEvery: num('offline-every', 1),
+  offlineFor: num('offline-for', 1),
+  bufferOffline: num('buffer-offline', 0, 1000),
+  badRatio: num('bad-ratio', 0, 1),
+  commandDelayMs: num('cmd-delay', 0),
+  seed: num('seed', 0),
+};
+const statusEvery = num('status-every', 0.1);
+const duration = values.duration === undefined ? undefined : num('duration', 0);
+
+let identities: DeviceIdentity[];
+try {
+  identities = await loadIdentities();
+} catch (err) {
+  fail((err as Error).message);
+}
+if (values.save) writeFileSync(values.save, JSON.stringify(identities, null, 2));
+
+const fleet = new Fleet(identities, options);
+console.log(
+  `devsim: ${fleet.size} devices -> ${options.url}` +
+    ` (rate ${options.rate}/s each, connect-rate ${options.connectRate || 'unlimited'}/s` +
+    `${options.flapRatio ? `, flap ${options.flapRatio}` : ''}${options.badRatio ? `, bad ${options.badRatio}` : ''})`,
+);
+let previous = { sent: 0, at: Date.now() };
+const statusTimer = setInterval(() => {
+  console.log(fleet.statusLine(previous));
+  previous = { sent: fleet.stats.sent, at: Date.now() };
+}, statusEvery * 1000);
+
+let stopping = false;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  clearInterval(statusTimer);
+  await fleet.stop();
+  console.log(fleet.statusLine());
+  process.exit(code);
+}
+process.once('SIGINT', () => void stop(0));
+process.once('SIGTERM', () => void stop(0));
+if (duration !== undefined) setTimeout(() => void stop(0), duration * 1000);
+
+await fleet.start();
+console.log(`devsim: every device tried once; ${fleet.connectedCount()}/${fleet.size} connected`);
