@@ -20,6 +20,7 @@ import { errorHandlerPlugin, sendAppError } from './plugins/error-handler';
 import './plugins/fastify-types';
 import { applySecurityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 import { createEventBus } from './realtime/event-bus';
+import { realtimePlugin } from './realtime/realtime.plugin';
 
 export interface BuildAppOptions {
   /** Wins over the environment. */
@@ -115,6 +116,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       mqttUrl: config.mqttUrl,
       host: config.host,
     });
+    await app.register(realtimePlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);
