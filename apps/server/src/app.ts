@@ -4,11 +4,18 @@ import { type Config, loadConfig } from './config';
 import { openDatabase } from './db/client';
 import { AppError } from './lib/app-error';
 import { createSecretBox } from './lib/crypto';
+import { offlineLink } from './gateway/device-link';
 import type { Deps } from './lib/deps';
 import { LogSmsProvider, type SmsProvider } from './lib/sms';
 import { authRoutes } from './modules/auth/auth.routes';
+import { commandsRoutes } from './modules/commands/commands.routes';
+import { deviceConfigRoutes } from './modules/device-config/device-config.routes';
+import { deviceLogRoutes } from './modules/device-log/device-log.routes';
+import { devicesRoutes } from './modules/devices/devices.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { productsRoutes } from './modules/products/products.routes';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
+import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
 import { userRoutes } from './modules/user/user.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { ensureInitialAdmin } from './modules/users/users.service';
@@ -84,6 +91,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       log: app.log,
       databaseUrl: database.driver === 'postgres' ? config.databaseUrl : undefined,
     }),
+    link: offlineLink,
   };
   app.decorate('deps', deps);
 
@@ -121,6 +129,12 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(authRoutes);
     await app.register(userRoutes);
     await app.register(usersRoutes);
+    await app.register(productsRoutes);
+    await app.register(devicesRoutes);
+    await app.register(commandsRoutes);
+    await app.register(deviceConfigRoutes);
+    await app.register(telemetryRoutes);
+    await app.register(deviceLogRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

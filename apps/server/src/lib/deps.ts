@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Role } from '@cellhub/contract/routes';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
+import type { DeviceLink } from '../gateway/device-link';
 import type { EventBus } from '../realtime/event-bus';
 import type { SecretBox } from './crypto';
 import type { SmsProvider } from './sms';
@@ -17,6 +18,8 @@ export interface Deps {
   events: EventBus;
   /** Injectable clock: expiry tests move time instead of sleeping. */
   now(): Date;
+  /** Downlinks and connection control; replaced by the gateway once the broker is up. */
+  link: DeviceLink;
 }
 
 /** Where a request came from; recorded in sessions and audit rows. */

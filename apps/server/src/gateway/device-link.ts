@@ -1,0 +1,21 @@
+import type { DownKind } from '@cellhub/contract/protocol';
+import { AppError } from '../lib/app-error';
+
+/**
+ * What services need from the gateway: send a downlink, drop a device's connection, forget cached credentials.
+ * app.ts starts with `offlineLink`; the gateway plugin replaces it once the broker is up.
+ */
+export interface DeviceLink {
+  /** Resolves once the broker has taken the message (QoS 1). Rejects with 20401 when it cannot be delivered. */
+  send(productKey: string, sn: string, kind: DownKind, payload: unknown): Promise<void>;
+  /** Closes the device's connection on this instance, if any (disabled, deleted, secret changed). */
+  kick(sn: string, reason: string): void;
+  /** Forgets cached auth data of the device. */
+  invalidate(sn: string): void;
+}
+
+export const offlineLink: DeviceLink = {
+  send: () => Promise.reject(new AppError(20401)),
+  kick: () => undefined,
+  invalidate: () => undefined,
+};

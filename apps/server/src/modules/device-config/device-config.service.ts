@@ -1,0 +1,131 @@
+import { eq, sql } from 'drizzle-orm';
+import type { DeviceConfig } from '@cellhub/contract/device-config';
+import type { DeviceConfigState } from '@cellhub/contract/devices';
+import type { ConfigMessage } from '@cellhub/contract/protocol';
+import type { DbOrTx } from '../../db/client';
+import type { Actor, Deps } from '../../lib/deps';
+import { writeDeviceLog } from '../device-log/device-log.service';
+import { writeDeviceAudit } from '../devices/device-audit';
+import type { DeviceRef } from '../devices/device-ref';
+import { visibleDevice } from '../devices/devices.service';
+import { type DeviceRow, devices } from '../devices/devices.table';
+
+const toState = (d: DeviceRow): DeviceConfigState => ({
+  config: d.config,
+  expect_config: d.expectConfig,
+  config_version: d.configVersion,
+  expect_config_version: d.expectConfigVersion,
+  config_version_different: d.configVersionDifferent,
+});
+
+function publishState(deps: Deps, d: DeviceRow): void {
+  deps.events.publish(
+    {
+      type: 'device.config',
+      sn: d.sn,
+      product_key: d.productKey,
+      config_version: d.configVersion,
+      expect_config_version: d.expectConfigVersion,
+      config_version_different: d.configVersionDifferent,
+    },
+    { uid: d.uid },
+  );
+}
+
+export async function getDeviceConfig(deps: Deps, actor: Actor, sn: string): Promise<DeviceConfigState> {
+  return toState(await visibleDevice(deps, actor, sn));
+}
+
+async function sendExpected(deps: Deps, d: DeviceRow): Promise<boolean> {
+  try {
+    await deps.link.send(d.productKey, d.sn, 'config', {
+      version: d.expectConfigVersion,
+      config: d.expectConfig,
+    });
+  } catch {
+    // Offline or not reachable now: the device gets it on its next connect or config_get.
+    return false;
+  }
+  await writeDeviceLog(deps.db, {
+    deviceId: d.id,
+    event: 'config_sent',
+    detail: { version: d.expectConfigVersion },
+  });
+  return true;
+}
+
+/** Sets the expected configuration (bumps expect_config_version) and sends it at once when the device is online. */
+export async function putDeviceConfig(
+  deps: Deps,
+  actor: Actor,
+  sn: string,
+  config: DeviceConfig,
+): Promise<DeviceConfigState> {
+  const device = await visibleDevice(deps, actor, sn);
+  const row = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(devices)
+      .set({
+        expectConfig: config,
+        expectConfigVersion: sql`${devices.expectConfigVersion} + 1`,
+        configVersionDifferent: sql`${devices.configVersion} <> ${devices.expectConfigVersion} + 1`,
+      })
+      .where(eq(devices.id, device.id))
+      .returning();
+    if (!updated) throw new Error('device vanished');
+    await writeDeviceLog(tx, {
+      deviceId: device.id,
+      event: 'config_set',
+      detail: { version: updated.expectConfigVersion, by: actor.username },
+    });
+    await writeDeviceAudit(tx, {
+      uid: actor.uid,
+      action: 'device_config',
+      target: `device:${sn}`,
+      ip: actor.ip,
+      detail: { version: updated.expectConfigVersion },
+    });
+    return updated;
+  });
+  publishState(deps, row);
+  const sent = row.online === 1 ? await sendExpected(deps, row) : false;
+  return { ...toState(row), sent };
+}
+
+async function loadRow(db: DbOrTx, id: number): Promise<DeviceRow | undefined> {
+  const [row] = await db.select().from(devices).where(eq(devices.id, id));
+  return row;
+}
+
+/** P/up/config: what the device runs now. */
+export async function handleConfigReport(deps: Deps, device: DeviceRef, msg: ConfigMessage): Promise<void> {
+  const row = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(devices)
+      .set({
+        config: msg.config,
+        configVersion: msg.version,
+        configVersionDifferent: sql`${devices.expectConfigVersion} <> ${msg.version}`,
+      })
+      .where(eq(devices.id, device.id))
+      .returning();
+    await writeDeviceLog(tx, {
+      deviceId: device.id,
+      event: 'config_report',
+      detail: { version: msg.version },
+    });
+    return updated;
+  });
+  if (row) publishState(deps, row);
+}
+
+/**
+ * P/up/config_get, and on connect: sends the expected configuration when there is one and the device does not run
+ * it yet (config_get always answers).
+ */
+export async function sendExpectedConfig(deps: Deps, device: DeviceRef, always: boolean): Promise<void> {
+  const row = await loadRow(deps.db, device.id);
+  if (!row || row.expectConfigVersion === 0) return;
+  if (!always && !row.configVersionDifferent) return;
+  await sendExpected(deps, row);
+}

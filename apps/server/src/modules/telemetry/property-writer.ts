@@ -1,0 +1,173 @@
+import { sql } from 'drizzle-orm';
+import type { PropertyValue } from '@cellhub/contract/protocol';
+import type { Db } from '../../db/client';
+
+export interface PropertyRowIn {
+  deviceId: number;
+  key: string;
+  ts: Date;
+  value: PropertyValue;
+}
+
+export interface PropertyWriterOptions {
+  /** Rows per INSERT. */
+  maxBatchRows: number;
+  /** How long the first queued row waits for company before a flush. */
+  maxDelayMs: number;
+  /** Rows queued at most; beyond it `write` waits (backpressure) instead of dropping. */
+  maxQueueRows: number;
+}
+
+export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
+  maxBatchRows: 5000,
+  maxDelayMs: 10,
+  maxQueueRows: 50_000,
+};
+
+interface Pending {
+  rows: PropertyRowIn[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+const split = (v: PropertyValue) =>
+  typeof v === 'number'
+    ? { num: v, txt: null, bool: null }
+    : typeof v === 'string'
+      ? { num: null, txt: v, bool: null }
+      : { num: null, txt: null, bool: v };
+
+/**
+ * Batches property rows into one multi-row INSERT per flush (history) plus one upsert of the latest values, in one
+ * transaction. `write` resolves only after that transaction commits, so a caller that acknowledges on resolution
+ * acknowledges stored data. One flush runs at a time; rows arriving meanwhile form the next batch.
+ */
+export class PropertyWriter {
+  private queue: Pending[] = [];
+  private queuedRows = 0;
+  private flushing = false;
+  private timer: NodeJS.Timeout | undefined;
+  private waitingForRoom: (() => void)[] = [];
+  private closed = false;
+  /** Totals for metrics and benchmarks. */
+  readonly stats = { rows: 0, batches: 0, failures: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: PropertyWriterOptions = DEFAULT_WRITER_OPTIONS,
+  ) {}
+
+  async write(rows: PropertyRowIn[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (this.closed) throw new Error('property writer closed');
+    while (this.queuedRows > 0 && this.queuedRows + rows.length > this.options.maxQueueRows) {
+      await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+      if (this.closed) throw new Error('property writer closed');
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ rows, resolve, reject });
+      this.queuedRows += rows.length;
+      this.schedule();
+    });
+  }
+
+  /** Rows waiting for a flush. */
+  get backlog(): number {
+    return this.queuedRows;
+  }
+
+  private schedule(): void {
+    if (this.flushing) return;
+    if (this.queuedRows >= this.options.maxBatchRows) {
+      void this.flush();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.options.maxDelayMs);
+    }
+  }
+
+  private take(): Pending[] {
+    const batch: Pending[] = [];
+    let n = 0;
+    while (this.queue.length && (n === 0 || n + this.queue[0]!.rows.length <= this.options.maxBatchRows)) {
+      const p = this.queue.shift()!;
+      n += p.rows.length;
+      batch.push(p);
+    }
+    this.queuedRows -= n;
+    return batch;
+  }
+
+  /** Writes everything queued so far. */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      while (this.queue.length) {
+        const batch = this.take();
+        for (const wake of this.waitingForRoom.splice(0)) wake();
+        try {
+          await this.insert(batch.flatMap((p) => p.rows));
+          this.stats.batches++;
+          for (const p of batch) p.resolve();
+        } catch (err) {
+          this.stats.failures++;
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    for (const wake of this.waitingForRoom.splice(0)) wake();
+  }
+
+  private async insert(rows: PropertyRowIn[]): Promise<void> {
+    const ids: number[] = [];
+    const keys: string[] = [];
+    const tss: string[] = [];
+    const nums: (number | null)[] = [];
+    const txts: (string | null)[] = [];
+    const bools: (boolean | null)[] = [];
+    // The newest row per (device, key): an upsert may touch a row only once per statement.
+    const latest = new Map<string, PropertyRowIn>();
+    for (const r of rows) {
+      const v = split(r.value);
+      ids.push(r.deviceId);
+      keys.push(r.key);
+      tss.push(r.ts.toISOString());
+      nums.push(v.num);
+      txts.push(v.txt);
+      bools.push(v.bool);
+      const k = `${r.deviceId}\u0000${r.key}`;
+      const seen = latest.get(k);
+      if (!seen || seen.ts.getTime() <= r.ts.getTime()) latest.set(k, r);
+    }
+    const l = [...latest.values()];
+    const lv = l.map((r) => split(r.value));
+    // unnest() keeps the statement at six parameters whatever the batch size (no 65535-parameter ceiling).
+    await this.db.transaction(async (tx) => {
+      await tx.execute(sql`
+        insert into device_properties (device_id, key, ts, num, txt, bool)
+        select * from unnest(${sql.param(ids)}::int[], ${sql.param(keys)}::text[],
+          ${sql.param(tss)}::timestamptz[], ${sql.param(nums)}::float8[], ${sql.param(txts)}::text[],
+          ${sql.param(bools)}::bool[])`);
+      await tx.execute(sql`
+        insert into device_property_latest (device_id, key, ts, num, txt, bool)
+        select * from unnest(${sql.param(l.map((r) => r.deviceId))}::int[], ${sql.param(l.map((r) => r.key))}::text[],
+          ${sql.param(l.map((r) => r.ts.toISOString()))}::timestamptz[], ${sql.param(lv.map((v) => v.num))}::float8[],
+          ${sql.param(lv.map((v) => v.txt))}::text[], ${sql.param(lv.map((v) => v.bool))}::bool[])
+        on conflict (device_id, key) do update
+          set ts = excluded.ts, num = excluded.num, txt = excluded.txt, bool = excluded.bool
+          where excluded.ts >= device_property_latest.ts`);
+    });
+    this.stats.rows += rows.length;
+  }
+}

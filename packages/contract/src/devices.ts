@@ -1,0 +1,198 @@
+/** Devices: /api/devices and the per-device resources (commands, config, properties, logs, raw). */
+import { z } from 'zod';
+import { pageQuery } from './common';
+import { deviceConfig } from './device-config';
+import { commandType, PRODUCT_KEY_RULE, PROPERTY_KEY_RULE, SN_RULE, propertyValue } from './protocol';
+
+export const snParams = z.object({ sn: z.string().regex(SN_RULE, 'sn_rule') });
+
+/** The seed's form takes several SNs, one per line; the API takes the lines as they are or an array. */
+export const deviceCreateBody = z.object({
+  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
+  sn: z
+    .union([z.array(z.string().max(64)), z.string().max(100_000)])
+    .transform((v) =>
+      (Array.isArray(v) ? v : v.split(/\r?\n/)).map((s) => s.trim()).filter((s) => s.length > 0),
+    )
+    .pipe(z.array(z.string()).min(1).max(1000)),
+  name: z.string().trim().max(64).optional(),
+  description: z.string().trim().max(200).optional(),
+  /** Admins only: the owner. Without it an admin's devices are "in stock" (no owner). */
+  uid: z.number().int().positive().nullable().optional(),
+});
+export type DeviceCreateBody = z.input<typeof deviceCreateBody>;
+
+/** One line of a create: `created`, or the code that says why not (20402 exists, 20403 other product, 10113 sn). */
+export const deviceCreateLine = z.object({
+  sn: z.string(),
+  code: z.number().int(),
+  result: z.enum(['created', 'exists', 'wrong_product', 'invalid']),
+});
+export type DeviceCreateLine = z.infer<typeof deviceCreateLine>;
+
+export const deviceUpdateBody = z
+  .object({
+    name: z.string().trim().max(64),
+    description: z.string().trim().max(200),
+    address: z.string().trim().max(200),
+    disabled: z.boolean(),
+    /** Admins only. null puts the device back in stock. */
+    uid: z.number().int().positive().nullable(),
+  })
+  .partial();
+export type DeviceUpdateBody = z.input<typeof deviceUpdateBody>;
+
+export const deviceListQuery = pageQuery.extend({
+  /** Matches sn, name, imei, iccid. */
+  keyword: z.string().trim().max(64).optional(),
+  product_key: z.string().regex(PRODUCT_KEY_RULE).optional(),
+  online: z.enum(['0', '1']).optional(),
+});
+export type DeviceListQuery = z.infer<typeof deviceListQuery>;
+
+const iso = z.string();
+export const deviceItem = z.object({
+  id: z.number().int(),
+  sn: z.string(),
+  uid: z.number().int().nullable(),
+  name: z.string(),
+  product_key: z.string(),
+  product_name: z.string(),
+  imsi: z.string(),
+  iccid: z.string(),
+  imei: z.string(),
+  ipaddress: z.string(),
+  protocol: z.string(),
+  phone: z.string(),
+  address: z.string(),
+  rssi: z.number().nullable(),
+  csq: z.number().nullable(),
+  status: z.number().int(),
+  hw_version: z.string(),
+  fw_version: z.string(),
+  online: z.union([z.literal(0), z.literal(1)]),
+  config_version: z.number().int(),
+  expect_config_version: z.number().int(),
+  config_version_different: z.boolean(),
+  activatedat: iso.nullable(),
+  lastcommunicationat: iso.nullable(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  description: z.string(),
+  uplink: z.string(),
+  login_protocol: z.string(),
+  bootloader_version: z.string(),
+  cellular_mode: z.string(),
+  signal_strength: z.number().nullable(),
+  band: z.string(),
+  pci: z.string(),
+  cell_id: z.string(),
+  disabled: z.boolean(),
+  /** Messages dropped by the gateway (malformed, schema, ACL, rate limit); the device log says why. */
+  rejected_count: z.number().int(),
+  createdat: iso,
+  updatedat: iso,
+});
+export type DeviceItem = z.infer<typeof deviceItem>;
+
+export const deviceDetail = deviceItem.extend({
+  /** The MQTT password (PROTOCOL.md); shown to the device's owner and admins. */
+  secret: z.string(),
+  iot_platform_param: z.record(z.string(), z.unknown()),
+  /** Latest value of each property. */
+  properties: z.array(z.object({ key: z.string(), ts: iso, value: propertyValue })),
+});
+export type DeviceDetail = z.infer<typeof deviceDetail>;
+
+// --- commands -----------------------------------------------------------------------------------------------
+export const commandBody = z.object({ type: commandType, data: z.string().min(1).max(4096) });
+export type CommandBody = z.infer<typeof commandBody>;
+export const COMMAND_STATUSES = ['sent', 'replied', 'timeout', 'failed'] as const;
+export const commandItem = z.object({
+  id: z.string(),
+  sn: z.string(),
+  type: commandType,
+  data: z.string(),
+  status: z.enum(COMMAND_STATUSES),
+  code: z.number().int().nullable(),
+  reply: z.string().nullable(),
+  uid: z.number().int().nullable(),
+  sentat: iso,
+  repliedat: iso.nullable(),
+  /** Milliseconds from sent to replied. */
+  latency_ms: z.number().int().nullable(),
+});
+export type CommandItem = z.infer<typeof commandItem>;
+export const commandListQuery = pageQuery;
+
+// --- config -------------------------------------------------------------------------------------------------
+export const configPutBody = z.object({ config: deviceConfig });
+export type ConfigPutBody = z.infer<typeof configPutBody>;
+export const deviceConfigState = z.object({
+  /** What the device last reported. */
+  config: deviceConfig,
+  /** What the platform wants it to run. */
+  expect_config: deviceConfig,
+  config_version: z.number().int(),
+  expect_config_version: z.number().int(),
+  config_version_different: z.boolean(),
+  /** True when the expected config went down to the device now (it is online). */
+  sent: z.boolean().optional(),
+});
+export type DeviceConfigState = z.infer<typeof deviceConfigState>;
+
+// --- telemetry ----------------------------------------------------------------------------------------------
+/** Without `key`: the latest value of every property. With `key`: its history, newest first, within from/to. */
+export const propertiesQuery = z.object({
+  key: z.string().regex(PROPERTY_KEY_RULE).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  current: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(5000).default(500),
+});
+export type PropertiesQuery = z.infer<typeof propertiesQuery>;
+export const propertyPoint = z.object({ key: z.string(), ts: iso, value: propertyValue });
+export type PropertyPoint = z.infer<typeof propertyPoint>;
+
+// --- device log ---------------------------------------------------------------------------------------------
+export const DEVICE_LOG_EVENTS = [
+  'connect',
+  'disconnect',
+  'rejected',
+  'command',
+  'command_reply',
+  'config_set',
+  'config_sent',
+  'config_report',
+  'registered',
+  'created',
+  'updated',
+] as const;
+export type DeviceLogEvent = (typeof DEVICE_LOG_EVENTS)[number];
+export const deviceLogQuery = pageQuery.extend({ event: z.enum(DEVICE_LOG_EVENTS).optional() });
+export type DeviceLogQuery = z.infer<typeof deviceLogQuery>;
+export const deviceLogItem = z.object({
+  id: z.number().int(),
+  event: z.enum(DEVICE_LOG_EVENTS),
+  detail: z.record(z.string(), z.unknown()),
+  createdat: iso,
+});
+export type DeviceLogItem = z.infer<typeof deviceLogItem>;
+
+// --- raw bytes ----------------------------------------------------------------------------------------------
+export const RAW_ENCODINGS = ['hex', 'base64', 'utf8'] as const;
+export const rawSendBody = z.object({
+  data: z.string().min(1).max(131_072),
+  encoding: z.enum(RAW_ENCODINGS).default('hex'),
+});
+export type RawSendBody = z.input<typeof rawSendBody>;
+export const rawMessageItem = z.object({
+  id: z.number().int(),
+  direction: z.enum(['up', 'down']),
+  /** Base64 of the bytes (at most MAX_RAW_BYTES are kept). */
+  data: z.string(),
+  size: z.number().int(),
+  truncated: z.boolean(),
+  createdat: iso,
+});
+export type RawMessageItem = z.infer<typeof rawMessageItem>;

@@ -1,0 +1,95 @@
+/** Products (device models): /api/products. A product owns its devices' topics prefix and a registration secret. */
+import { z } from 'zod';
+import { pageQuery } from './common';
+import { PRODUCT_KEY_RULE, PROPERTY_KEY_RULE } from './protocol';
+
+export const PRODUCT_NODETYPES = ['direct', 'gateway', 'sub_device'] as const;
+export const PRODUCT_DATAFORMATS = ['json', 'raw'] as const;
+export const PROPERTY_DATATYPES = ['number', 'string', 'bool'] as const;
+export const PROPERTY_CHARTTYPES = ['line', 'bar', 'gauge', 'none'] as const;
+
+export const productProperty = z.object({
+  key: z.string().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
+  name: z.string().trim().min(1).max(64),
+  name_us: z.string().trim().max(64).default(''),
+  charttype: z.enum(PROPERTY_CHARTTYPES).default('line'),
+  datatype: z.enum(PROPERTY_DATATYPES).default('number'),
+  unit: z.string().trim().max(16).default(''),
+  /** Expected report cycle in seconds (0 = irregular). */
+  cycles: z.number().int().min(0).max(86_400).default(0),
+});
+export type ProductProperty = z.infer<typeof productProperty>;
+
+const productFields = {
+  name: z.string().trim().min(1).max(64),
+  nodetype: z.enum(PRODUCT_NODETYPES).default('direct'),
+  protocol: z.string().trim().min(1).max(32).default('mqtt'),
+  dataformat: z.enum(PRODUCT_DATAFORMATS).default('json'),
+  product_code: z.string().trim().max(64).default(''),
+  description: z.string().trim().max(200).default(''),
+  mqtt_interval: z.number().int().min(0).max(86_400).default(60),
+  property_interval: z.number().int().min(0).max(86_400).default(60),
+  config_post_size: z.number().int().min(0).max(1_048_576).default(0),
+};
+
+export const productCreateBody = z.object({
+  ...productFields,
+  /** Generated when absent. */
+  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  properties: z
+    .array(productProperty)
+    .max(200)
+    .default([])
+    .refine((list) => new Set(list.map((p) => p.key)).size === list.length, 'duplicate property key'),
+});
+export type ProductCreateBody = z.input<typeof productCreateBody>;
+
+export const productUpdateBody = z
+  .object({
+    name: productFields.name,
+    nodetype: z.enum(PRODUCT_NODETYPES),
+    protocol: z.string().trim().min(1).max(32),
+    dataformat: z.enum(PRODUCT_DATAFORMATS),
+    product_code: z.string().trim().max(64),
+    description: z.string().trim().max(200),
+    mqtt_interval: z.number().int().min(0).max(86_400),
+    property_interval: z.number().int().min(0).max(86_400),
+    config_post_size: z.number().int().min(0).max(1_048_576),
+    properties: z
+      .array(productProperty)
+      .max(200)
+      .refine((list) => new Set(list.map((p) => p.key)).size === list.length, 'duplicate property key'),
+  })
+  .partial();
+export type ProductUpdateBody = z.input<typeof productUpdateBody>;
+
+export const productKeyParams = z.object({ product_key: z.string().regex(PRODUCT_KEY_RULE) });
+
+export const productListQuery = pageQuery.extend({ keyword: z.string().trim().max(64).optional() });
+export type ProductListQuery = z.infer<typeof productListQuery>;
+
+export const productItem = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  product_key: z.string(),
+  nodetype: z.enum(PRODUCT_NODETYPES),
+  protocol: z.string(),
+  dataformat: z.enum(PRODUCT_DATAFORMATS),
+  product_code: z.string(),
+  description: z.string(),
+  mqtt_interval: z.number().int(),
+  property_interval: z.number().int(),
+  config_post_size: z.number().int(),
+  uid: z.number().int().nullable(),
+  device_count: z.number().int(),
+  createdat: z.string(),
+  updatedat: z.string(),
+});
+export type ProductItem = z.infer<typeof productItem>;
+
+export const productDetail = productItem.extend({
+  /** For dynamic registration (PROTOCOL.md); shown to the product's owner and admins. */
+  product_secret: z.string(),
+  properties: z.array(productProperty),
+});
+export type ProductDetail = z.infer<typeof productDetail>;
