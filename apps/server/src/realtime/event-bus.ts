@@ -54,6 +54,7 @@ export interface EventBusOptions {
 export const NOTIFY_PAYLOAD_LIMIT = 7999;
 export const NOTIFY_CHANNEL = 'cellhub_device_events';
 export const DEFAULT_COALESCE_MS = 250;
+const MAX_INFLIGHT_NOTIFY = 200;
 
 type Entry = [DeviceEvent, Audience];
 
@@ -131,12 +132,10 @@ export function createEventBus(options: EventBusOptions): EventBus {
         const p = pending.get(key);
         if (p) {
           stats.coalesced++;
-          // Later reports win per property; the newest device time is kept.
-          p.event = {
-            ...event,
-            ts: event.ts > p.event.ts ? event.ts : p.event.ts,
-            values: { ...p.event.values, ...event.values },
-          };
+          // Later reports win per property; the newest device time is kept. The pending event is the bus's own
+          // copy, so it is updated in place (this runs for every telemetry message).
+          Object.assign(p.event.values, event.values);
+          if (event.ts > p.event.ts) p.event.ts = event.ts;
           p.audience = audience;
         } else {
           pending.set(key, { event: { ...event, values: { ...event.values } }, audience });
@@ -177,6 +176,8 @@ class PgFanOut {
   private closed = false;
   private outbox: Entry[] = [];
   private scheduled = false;
+  /** NOTIFY payloads sent but not yet acknowledged by Postgres. */
+  private inflight = 0;
 
   constructor(
     private readonly url: string,
@@ -261,12 +262,20 @@ class PgFanOut {
       return;
     }
     for (const p of payloads) {
+      // A database that cannot keep up must not make the queue of live updates grow without bound.
+      if (this.inflight >= MAX_INFLIGHT_NOTIFY) {
+        this.stats.notifyFailed += p.count;
+        continue;
+      }
+      this.inflight++;
       try {
         await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, p.payload]);
         this.stats.notifySent++;
       } catch (err) {
         this.stats.notifyFailed += p.count;
         this.log.warn({ err: (err as Error).message }, 'event bus: NOTIFY failed');
+      } finally {
+        this.inflight--;
       }
     }
   }

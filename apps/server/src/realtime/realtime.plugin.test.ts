@@ -157,21 +157,47 @@ describe('/api/ws events', () => {
     await s.next('pong', (m) => m.id === 3);
   });
 
-  it('drops events for a socket that is too far behind, and counts them', async () => {
-    // A socket that never drains: bufferedAmount stays over the limit.
+  /** A socket the test controls completely, signed in as A. */
+  async function fakeSocket() {
     const sent: string[] = [];
     const fake = Object.assign(new EventEmitter(), {
-      readyState: WebSocket.OPEN,
+      readyState: WebSocket.OPEN as number,
       bufferedAmount: 0,
+      pings: 0,
+      terminated: false,
       send: (text: string) => sent.push(text),
       close: () => undefined,
-      terminate: () => undefined,
-      ping: () => undefined,
+      terminate: () => {
+        fake.terminated = true;
+        fake.readyState = WebSocket.CLOSED;
+      },
+      ping: () => {
+        fake.pings++;
+      },
     });
     const request = { ip: '127.0.0.1', headers: {} } as unknown as FastifyRequest;
     t.app.realtime.accept(fake as unknown as WebSocket, request);
     fake.emit('message', Buffer.from(JSON.stringify({ type: 'auth', token: a.token })), false);
     await expect.poll(() => sent.some((m) => m.includes('"ready"'))).toBe(true);
+    return { fake, sent };
+  }
+
+  it('cuts a socket that misses a heartbeat and keeps one that answers', async () => {
+    const { fake: silent } = await fakeSocket();
+    const { fake: answering } = await fakeSocket();
+    t.app.realtime.heartbeat();
+    expect([silent.pings, answering.pings]).toEqual([1, 1]);
+    answering.emit('pong');
+    t.app.realtime.heartbeat();
+    expect(silent.terminated).toBe(true);
+    expect(answering.terminated).toBe(false);
+    expect(answering.pings).toBe(2);
+    answering.emit('close');
+  });
+
+  it('drops events for a socket that is too far behind, and counts them', async () => {
+    // A socket that never drains: bufferedAmount stays over the limit.
+    const { fake, sent } = await fakeSocket();
 
     const before = t.app.realtime.stats().eventsDropped;
     t.app.deps.events.publish(online('A-5'), { uid: a.uid });
