@@ -35,7 +35,7 @@ beforeAll(async () => {
         return send(403, { code: 10102, message: 'not signed in' });
       if (req.method === 'GET' && url.pathname === '/api/devices') {
         const pk = url.searchParams.get('product_key');
-        const perPage = Math.min(2, Number(url.searchParams.get('per_page'))); // the server caps pages at 2
+        const perPage = Math.min(2, Number(url.searchParams.get('per_page'))); // a server whose pages are smaller than asked
         const current = Number(url.searchParams.get('current'));
         const all = [...devices.values()]
           .filter((d) => d.product_key === pk)

@@ -75,7 +75,7 @@ export class CellhubApi {
   /** Every sn of a product, page by page. */
   async listDeviceSns(productKey: string): Promise<string[]> {
     const sns: string[] = [];
-    const perPage = 500;
+    const perPage = 100; // the API's largest page
     let seen = 0;
     for (let current = 1; ; current++) {
       const q = new URLSearchParams({

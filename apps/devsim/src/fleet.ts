@@ -54,6 +54,7 @@ interface Member {
   offline: boolean;
   reconnecting: boolean;
   backoffMs: number;
+  everConnected: boolean;
 }
 
 const BAD_KINDS: BadKind[] = ['json', 'schema', 'topic'];
@@ -67,6 +68,9 @@ export class Fleet {
   private timer?: NodeJS.Timeout;
   private running = false;
   readonly startedAt = Date.now();
+  /** The latest connect failure, shown on the status line so a refused fleet says why. */
+  lastError?: string;
+  private firstConnects = 0;
 
   constructor(
     identities: DeviceIdentity[],
@@ -87,6 +91,7 @@ export class Fleet {
         offline: false,
         reconnecting: false,
         backoffMs: 1000,
+        everConnected: false,
         device: new VirtualDevice(identity, {
           url: opts.url,
           hmac: opts.hmac,
@@ -142,7 +147,12 @@ export class Fleet {
     try {
       await m.device.connect();
       m.backoffMs = 1000;
-    } catch {
+      if (!m.everConnected) {
+        m.everConnected = true;
+        this.firstConnects++;
+      }
+    } catch (err) {
+      this.lastError = `${m.device.identity.sn}: ${(err as Error).message}`;
       this.scheduleReconnect(m);
     }
   }
@@ -208,7 +218,8 @@ export class Fleet {
       `[${secs}s] connected ${this.connectedCount()}/${this.size}` +
       (offline ? ` planned-offline ${offline}` : '') +
       `  sent ${s.sent}${rate}  acked ${s.acked}  errors ${s.errors}` +
-      `  cmds ${s.commands}  configs ${s.configs}  bad ${s.bad}  reconnects ${Math.max(0, s.connects - this.size)}`
+      `  cmds ${s.commands}  configs ${s.configs}  bad ${s.bad}  reconnects ${s.connects - this.firstConnects}` +
+      (this.lastError ? `  last connect error: ${this.lastError}` : '')
     );
   }
 

@@ -1,0 +1,246 @@
+#!/usr/bin/env node
+// `npm run demo`: a living console in one command. Builds if needed, starts the server on the embedded defaults
+// (DATA_DIR ./data-demo, port 8080, a fixed admin password), makes sure the demo product "DTU-4G 演示" exists, and
+// runs a devsim fleet of 50 devices reporting temperature, humidity and signal, some going offline and back.
+// Ctrl-C stops the fleet, then the server. Environment: PORT, MQTT_PORT, DEMO_DEVICES, CELLHUB_ADMIN_PASSWORD.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const PORT = Number(process.env.PORT ?? 8080);
+const PASSWORD = process.env.CELLHUB_ADMIN_PASSWORD ?? 'cellhub-demo';
+const DEVICES = Number(process.env.DEMO_DEVICES ?? 50);
+const PRODUCT = { product_key: 'dtu4g-demo', name: 'DTU-4G 演示' };
+const PROPERTIES = [
+  {
+    key: 'temperature',
+    name: '温度',
+    name_us: 'Temperature',
+    unit: '°C',
+    datatype: 'number',
+    charttype: 'line',
+    cycles: 5,
+  },
+  {
+    key: 'humidity',
+    name: '湿度',
+    name_us: 'Humidity',
+    unit: '%',
+    datatype: 'number',
+    charttype: 'line',
+    cycles: 5,
+  },
+  {
+    key: 'rssi',
+    name: '信号强度',
+    name_us: 'Signal (RSSI)',
+    unit: 'dBm',
+    datatype: 'number',
+    charttype: 'line',
+    cycles: 5,
+  },
+];
+
+const say = (line) => console.log(`[demo] ${line}`);
+
+async function portFree(port) {
+  const s = createServer();
+  return new Promise((resolve) => {
+    s.once('error', () => resolve(false));
+    s.listen(port, '0.0.0.0', () => s.close(() => resolve(true)));
+  });
+}
+
+/** MQTT_PORT as given, else 1883, else (another broker holds 1883) the first free port from 18830. */
+async function mqttPort() {
+  if (process.env.MQTT_PORT) return Number(process.env.MQTT_PORT);
+  if (await portFree(1883)) return 1883;
+  for (let p = 18830; p < 18900; p++) if (await portFree(p)) return p;
+  throw new Error('no free port for MQTT');
+}
+
+function buildIfNeeded() {
+  const built =
+    existsSync(join(root, 'apps/server/dist/main.js')) &&
+    existsSync(join(root, 'apps/console/dist/index.html'));
+  if (built) return;
+  say('building the console and the server (first run only) ...');
+  const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+/** Runs a child in its own process group, so Ctrl-C reaches only this script and the stop order is ours. */
+function run(name, args, env) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const prefix = (stream, out) => {
+    let rest = '';
+    stream.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) out.write(`[${name}] ${line}\n`);
+    });
+  };
+  prefix(child.stdout, process.stdout);
+  prefix(child.stderr, process.stderr);
+  child.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  return child;
+}
+
+async function stopChild(child, signal, ms) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+async function api(base, method, path, body, token) {
+  const res = await fetch(base + path, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok || json.status !== true)
+    throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+buildIfNeeded();
+const MQTT_PORT = await mqttPort();
+if (!(await portFree(PORT))) {
+  console.error(
+    `[demo] port ${PORT} is in use: stop what runs there or start with PORT=<another port> npm run demo`,
+  );
+  process.exit(1);
+}
+
+let server;
+let devsim;
+let stopping = false;
+async function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  say('stopping the fleet, then the server ...');
+  await stopChild(devsim, 'SIGINT', 10_000);
+  await stopChild(server, 'SIGTERM', 15_000);
+  process.exit(code);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAll(0));
+
+server = run('server', [join(root, 'apps/server/dist/main.js')], {
+  PORT: String(PORT),
+  MQTT_PORT: String(MQTT_PORT),
+  DATA_DIR: process.env.DATA_DIR ?? './data-demo',
+  CELLHUB_ADMIN_PASSWORD: PASSWORD,
+});
+void server.exited.then((code) => {
+  if (!stopping) {
+    console.error(`[demo] the server exited (${code}); stopping`);
+    void stopAll(1);
+  }
+});
+
+const base = `http://127.0.0.1:${PORT}`;
+for (let i = 0; ; i++) {
+  try {
+    const res = await fetch(`${base}/api/health`);
+    if (res.ok) break;
+  } catch {
+    // not up yet
+  }
+  if (i > 300 || stopping) {
+    console.error('[demo] the server did not become healthy within 60 s');
+    await stopAll(1);
+  }
+  await new Promise((r) => setTimeout(r, 200));
+}
+
+try {
+  const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+  const products = await api(
+    base,
+    'GET',
+    `/api/products?keyword=${encodeURIComponent(PRODUCT.name)}`,
+    undefined,
+    token,
+  );
+  if (!products.some((p) => p.product_key === PRODUCT.product_key)) {
+    await api(
+      base,
+      'POST',
+      '/api/products',
+      {
+        ...PRODUCT,
+        description: 'Demo product: virtual 4G DTUs from the device simulator',
+        property_interval: 5,
+        properties: PROPERTIES,
+      },
+      token,
+    );
+    say(`created product ${PRODUCT.name} (${PRODUCT.product_key})`);
+  }
+} catch (err) {
+  console.error(`[demo] could not prepare the demo product: ${err.message}`);
+  console.error(
+    `[demo] (a data-demo folder from another password? delete ./data-demo or set CELLHUB_ADMIN_PASSWORD)`,
+  );
+  await stopAll(1);
+}
+
+devsim = run(
+  'devsim',
+  [
+    join(root, 'node_modules/tsx/dist/cli.mjs'),
+    join(root, 'apps/devsim/src/cli.ts'),
+    '--api',
+    base,
+    '--password',
+    PASSWORD,
+    '--product',
+    PRODUCT.product_key,
+    '--create',
+    String(DEVICES),
+    '--prefix',
+    'DEMO',
+    '--url',
+    `mqtt://127.0.0.1:${MQTT_PORT}`,
+    '--rate',
+    '0.2',
+    '--connect-rate',
+    '20',
+    '--flap-ratio',
+    '0.2',
+    '--offline-every',
+    '90',
+    '--offline-for',
+    '30',
+    '--info-every',
+    '60',
+    '--status-every',
+    '30',
+  ],
+  {},
+);
+void devsim.exited.then((code) => {
+  if (!stopping) say(`the device simulator exited (${code}); the server keeps running (Ctrl-C to stop)`);
+});
+
+say('');
+say(`console:  http://localhost:${PORT}   user admin   password ${PASSWORD}`);
+say(
+  `devices:  ${DEVICES} x ${PRODUCT.name}, MQTT on port ${MQTT_PORT}, about a fifth of them drop off and come back`,
+);
+say('Ctrl-C stops both.');
+say('');
