@@ -2,7 +2,8 @@
 // `npm run demo`: a living console in one command. Builds if needed, starts the server on the embedded defaults
 // (DATA_DIR ./data-demo, port 8080, a fixed admin password), makes sure the demo product "DTU-4G 演示" exists, and
 // runs a devsim fleet of 50 devices reporting temperature, humidity and signal, some going offline and back.
-// Ctrl-C stops the fleet, then the server. Environment: PORT, MQTT_PORT, DEMO_DEVICES, CELLHUB_ADMIN_PASSWORD.
+// Ctrl-C stops the fleet, then the server. Environment: PORT, MQTT_PORT, DATA_DIR, DEMO_DEVICES,
+// CELLHUB_ADMIN_PASSWORD, LOG_LEVEL.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -144,6 +145,8 @@ server = run('server', [join(root, 'apps/server/dist/main.js')], {
   MQTT_PORT: String(MQTT_PORT),
   DATA_DIR: process.env.DATA_DIR ?? './data-demo',
   CELLHUB_ADMIN_PASSWORD: PASSWORD,
+  // Request logs would drown the fleet's status lines; LOG_LEVEL=info brings them back.
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
 void server.exited.then((code) => {
   if (!stopping) {
