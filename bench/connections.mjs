@@ -134,8 +134,10 @@ try {
       `${fmt(perRss, 1)} KB | ${fmt(perAnon, 1)} KB | < ${TARGET_KB} KB |`,
   );
   console.log(
-    `${perRss < TARGET_KB ? 'MEETS' : 'MISSES'} target: < ${TARGET_KB} KB of server memory per idle device`,
+    `${still === N && perRss < TARGET_KB ? 'MEETS' : 'MISSES'} target: ${fmt(N)} devices connected at once, ` +
+      `< ${TARGET_KB} KB of server memory per idle device`,
   );
+  if (still < N) process.exitCode = 1;
 } finally {
   for (const w of workers) w.send({ cmd: 'stop' });
   await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r() : w.once('exit', r)))));
