@@ -10,7 +10,8 @@ export default defineConfig({
   fullyParallel: false,
   workers: 2,
   retries: 0,
-  reporter: [['list'], ['json']],
+  // `npm test` reads the JSON report from PLAYWRIGHT_JSON_OUTPUT_NAME; a manual run only lists.
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
   outputDir: '../test-results/e2e',
   use: {
     baseURL: E2E.baseURL,

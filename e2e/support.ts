@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { E2E } from './env';
+
+interface Envelope<T> {
+  status?: true;
+  data: T;
+  code?: number;
+  message?: string;
+}
+
+/** Calls the real API the way another program would; answers the HTTP status and the parsed body. */
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; body: Envelope<T> }> {
+  const res = await fetch(`${E2E.baseURL}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Envelope<T> };
+}
+
+export const PASSWORD = 'Passw0rdE2e';
+
+let seq = 0;
+/** A username no other test (or earlier run against the same server) has used. */
+export function uniqueName(prefix = 'user'): string {
+  return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.floor(Math.random() * 1000)}`;
+}
+
+/**
+ * A fresh ordinary user, registered through the API; every test gets its own. Registration is limited to 20 per
+ * address per hour, so the whole suite must stay below that.
+ */
+export async function newUser(prefix = 'user'): Promise<{ username: string; password: string; uid: number }> {
+  const username = uniqueName(prefix);
+  const password = PASSWORD;
+  const r = await api<{ uid: number }>('POST', '/api/auth/register', {
+    username,
+    password,
+    password2: password,
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return { username, password, uid: r.body.data.uid };
+}
+
+export async function tokenFor(username: string, password: string): Promise<string> {
+  const r = await api<{ token: string }>('POST', '/api/auth/login', { username, password });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.data.token;
+}
+
+export const admin = { username: 'admin', password: E2E.adminPassword };
+
+/** A mainland mobile number no other test uses (numbers are unique per account). */
+export function uniquePhone(): string {
+  const tail =
+    `${Date.now() % 1e5}`.padStart(5, '0') + `${Math.floor(Math.random() * 1000)}`.padStart(3, '0');
+  return `139${tail}`;
+}
+
+/** The last SMS code the server's log provider wrote for a phone (SMS_CODE_LOG_FILE). */
+export function lastSmsCode(phone: string): string | undefined {
+  let text = '';
+  try {
+    text = readFileSync(E2E.smsLog, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith(`${phone} `));
+  return lines.at(-1)?.split(' ')[1];
+}
+
+/** Waits until the log provider has written a code for `phone` other than `previous`. */
+export async function nextSmsCode(phone: string, previous?: string): Promise<string> {
+  let code: string | undefined;
+  await expect
+    .poll(() => {
+      code = lastSmsCode(phone);
+      return code !== undefined && code !== previous;
+    })
+    .toBe(true);
+  expect(code).toMatch(/^\d{6}$/);
+  return code!;
+}
+
+/** The API answers 403 with code 10102 to a token that no longer works. */
+export async function expectTokenRefused(token: string): Promise<void> {
+  const r = await api('GET', '/api/user/info', undefined, token);
+  expect(r.status).toBe(403);
+  expect(r.body.code).toBe(10102);
+  expect(r.body.status).toBeUndefined();
+}
+
+/** Fills and submits the username/password tab of the login page (already open), agreement ticked. */
+export async function submitLogin(page: Page, username: string, password: string): Promise<void> {
+  await page.getByTestId('login-username').fill(username);
+  await page.getByTestId('login-password').fill(password);
+  await agreeToTerms(page);
+  await page.getByTestId('login-submit').click();
+}
+
+/**
+ * Ticks the user agreement box. The middle of its label is the agreement link (which opens the text instead),
+ * so the click goes to the box itself.
+ */
+export async function agreeToTerms(page: Page): Promise<void> {
+  const agree = page.getByTestId('agreement-checkbox');
+  if (!(await agree.isChecked())) await agree.locator('.arco-checkbox-mask').click();
+  await expect(agree).toBeChecked();
+}
+
+/** Signs in through the login form (username and password tab) and waits for the Workplace. */
+export async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await submitLogin(page, username, password);
+  await page.waitForURL(/\/dashboard\/workplace$/);
+  await expect(sideMenu(page)).toBeVisible();
+}
+
+/** The signed-in token as the console stored it (seed section 4: localStorage key `token`). */
+export function storedToken(page: Page): Promise<string | null> {
+  return page.evaluate(() => localStorage.getItem('token'));
+}
+
+export function sideMenu(page: Page): Locator {
+  return page.getByTestId('side-menu');
+}
+
+/** A first-level menu entry by its exact (translated) title. */
+export function menuEntry(page: Page, title: string): Locator {
+  return sideMenu(page).getByText(title, { exact: true });
+}
+
+/** Opens the settings drawer from the navbar gear and answers the drawer. */
+export async function openSettings(page: Page): Promise<Locator> {
+  await page.getByTestId('navbar-settings').getByRole('button').click();
+  const drawer = page.getByTestId('settings-drawer').locator('.arco-drawer');
+  await expect(drawer).toBeVisible();
+  return drawer;
+}
+
+/** The toast text of Arco's Message (top of the page). */
+export function toast(page: Page, text: string | RegExp): Locator {
+  return page.locator('.arco-message').filter({ hasText: text });
+}
