@@ -5,6 +5,7 @@ import { openDatabase } from './db/client';
 import { AppError } from './lib/app-error';
 import { createSecretBox } from './lib/crypto';
 import { offlineLink } from './gateway/device-link';
+import { gatewayPlugin } from './gateway/gateway.plugin';
 import type { Deps } from './lib/deps';
 import { LogSmsProvider, type SmsProvider } from './lib/sms';
 import { authRoutes } from './modules/auth/auth.routes';
@@ -123,7 +124,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       mqttPort: config.mqttPort,
       mqttUrl: config.mqttUrl,
       host: config.host,
+      dataDir: config.dataDir,
     });
+    await app.register(gatewayPlugin);
     await app.register(realtimePlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);

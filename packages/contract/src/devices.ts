@@ -165,6 +165,7 @@ export const DEVICE_LOG_EVENTS = [
   'config_sent',
   'config_report',
   'registered',
+  'ota',
   'created',
   'updated',
 ] as const;

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import net from 'node:net';
 import { Aedes, type AuthenticateError } from 'aedes';
 import type { FastifyInstance } from 'fastify';
@@ -27,8 +28,8 @@ const NOT_AUTHORIZED = 5;
 
 async function startEmbedded(app: FastifyInstance, port: number, host: string): Promise<BrokerHandle> {
   const aedes = await Aedes.createBroker({
-    // Device credentials and topic ACLs arrive with devices (issue 3). Until then nobody may connect: an open
-    // broker on a public port would be a free relay for anyone.
+    // The device gateway (src/gateway) replaces these handlers with device authentication and topic ACLs. Until
+    // it is attached nobody may connect: an open broker on a public port would be a free relay for anyone.
     authenticate: (_client, _username, _password, done) => {
       const err = new Error('not authorized') as AuthenticateError;
       err.returnCode = NOT_AUTHORIZED as AuthenticateError['returnCode'];
@@ -95,9 +96,20 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
   };
 }
 
-function connectExternal(app: FastifyInstance, url: string): BrokerHandle {
+/**
+ * A clientId that stays the same across restarts of one instance (same host, same DATA_DIR) and differs between
+ * instances, so each keeps its persistent session at the broker.
+ */
+export function instanceClientId(dataDir: string): string {
+  return `cellhub-server-${createHash('sha256').update(`${hostname()}\u0000${dataDir}`).digest('hex').slice(0, 12)}`;
+}
+
+function connectExternal(app: FastifyInstance, url: string, clientId: string): BrokerHandle {
   const client = mqtt.connect(url, {
-    clientId: `cellhub-server-${randomBytes(6).toString('hex')}`,
+    clientId,
+    // A persistent session: QoS 1 uplinks that arrive while this instance restarts wait at the broker.
+    clean: false,
+    protocolVersion: 4,
     reconnectPeriod: 2000,
     connectTimeout: 10_000,
   });
@@ -113,12 +125,22 @@ export interface BrokerOptions {
   mqttPort: number;
   mqttUrl: string | undefined;
   host: string;
+  /** External broker: the server's clientId (default: instanceClientId of DATA_DIR). */
+  clientId?: string;
+  dataDir?: string;
 }
 
 export const brokerPlugin = fp(
   async (app: FastifyInstance, opts: BrokerOptions) => {
     const handle = opts.mqttUrl
-      ? connectExternal(app, opts.mqttUrl)
+      ? connectExternal(
+          app,
+          opts.mqttUrl,
+          opts.clientId ??
+            (opts.dataDir
+              ? instanceClientId(opts.dataDir)
+              : `cellhub-server-${randomBytes(6).toString('hex')}`),
+        )
       : await startEmbedded(app, opts.mqttPort, opts.host);
     app.decorate('broker', handle);
   },

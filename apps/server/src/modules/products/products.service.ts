@@ -255,3 +255,16 @@ export async function deleteProduct(deps: Deps, actor: Actor, productKey: string
     });
   });
 }
+
+/** Datatype per property key of a product; empty when the product defines none (then any key is accepted). */
+export async function propertyRulesOf(
+  db: DbOrTx,
+  productKey: string,
+): Promise<Map<string, ProductProperty['datatype']>> {
+  const rows = await db
+    .select({ key: productProperties.key, datatype: productProperties.datatype })
+    .from(productProperties)
+    .innerJoin(products, eq(products.id, productProperties.productId))
+    .where(eq(products.productKey, productKey));
+  return new Map(rows.map((r) => [r.key, r.datatype]));
+}

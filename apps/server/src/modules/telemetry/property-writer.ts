@@ -57,18 +57,30 @@ export class PropertyWriter {
     private readonly options: PropertyWriterOptions = DEFAULT_WRITER_OPTIONS,
   ) {}
 
+  /** Queues rows and resolves once they are committed. */
   async write(rows: PropertyRowIn[]): Promise<void> {
-    if (rows.length === 0) return;
+    const { committed } = await this.enqueue(rows);
+    return committed;
+  }
+
+  /**
+   * Resolves once the rows are in the (bounded) queue, waiting for room when it is full; `committed` settles when
+   * their batch commits. Callers that cannot wait for the commit (an MQTT client that acknowledges in order)
+   * acknowledge on queueing and rely on `close()` to flush.
+   */
+  async enqueue(rows: PropertyRowIn[]): Promise<{ committed: Promise<void> }> {
     if (this.closed) throw new Error('property writer closed');
+    if (rows.length === 0) return { committed: Promise.resolve() };
     while (this.queuedRows > 0 && this.queuedRows + rows.length > this.options.maxQueueRows) {
       await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
       if (this.closed) throw new Error('property writer closed');
     }
-    return new Promise<void>((resolve, reject) => {
+    const committed = new Promise<void>((resolve, reject) => {
       this.queue.push({ rows, resolve, reject });
-      this.queuedRows += rows.length;
-      this.schedule();
     });
+    this.queuedRows += rows.length;
+    this.schedule();
+    return { committed };
   }
 
   /** Rows waiting for a flush. */

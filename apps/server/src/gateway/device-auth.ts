@@ -1,0 +1,128 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Deps } from '../lib/deps';
+import type { DeviceRef } from '../modules/devices/device-ref';
+import { deviceSecretContext } from '../modules/devices/devices.service';
+import { devices } from '../modules/devices/devices.table';
+
+/** PROTOCOL.md: an `hmac:` password is valid within 15 minutes of the server clock. */
+export const HMAC_WINDOW_MS = 15 * 60_000;
+
+export interface DeviceAuthData extends DeviceRef {
+  secret: string;
+  disabled: boolean;
+}
+
+/** MQTT CONNACK return codes (3.1.1). */
+export const CONNACK = { identifierRejected: 2, badCredentials: 4, notAuthorized: 5 } as const;
+
+export type AuthResult =
+  | { ok: true; device: DeviceAuthData }
+  | { ok: false; returnCode: (typeof CONNACK)[keyof typeof CONNACK]; reason: string };
+
+const equal = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
+
+/** Checks a CONNECT password against the device secret: the secret itself, or `hmac:<unix-ms>:<hex>`. */
+export function passwordMatches(secret: string, sn: string, password: Buffer, nowMs: number): boolean {
+  const text = password.toString('utf8');
+  const m = /^hmac:(\d{10,16}):([0-9a-fA-F]{64})$/.exec(text);
+  if (m) {
+    const ms = Number(m[1]);
+    if (Math.abs(nowMs - ms) > HMAC_WINDOW_MS) return false;
+    const expected = createHmac('sha256', secret).update(`${sn}:${m[1]}`).digest();
+    return equal(expected, Buffer.from(m[2]!, 'hex'));
+  }
+  return equal(Buffer.from(secret, 'utf8'), password);
+}
+
+interface Entry {
+  data: DeviceAuthData | undefined;
+  at: number;
+}
+
+/**
+ * Decrypted device auth data, so 10,000 devices reconnecting at once do not each cost a query and a decryption.
+ * A Map keeps insertion order, which makes it an LRU when hits re-insert. Entries expire so that changes made by
+ * another instance take effect within `ttlMs`; changes on this instance invalidate at once. Unknown serial numbers
+ * are cached briefly too, so a flood of bogus connects does not turn into a flood of queries.
+ */
+export class DeviceAuthCache {
+  private entries = new Map<string, Entry>();
+  private loading = new Map<string, Promise<DeviceAuthData | undefined>>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly capacity = 20_000,
+    private readonly ttlMs = 5 * 60_000,
+    private readonly negativeTtlMs = 5_000,
+  ) {}
+
+  async get(sn: string): Promise<DeviceAuthData | undefined> {
+    const now = Date.now();
+    const hit = this.entries.get(sn);
+    if (hit && now - hit.at < (hit.data ? this.ttlMs : this.negativeTtlMs)) {
+      this.entries.delete(sn);
+      this.entries.set(sn, hit);
+      return hit.data;
+    }
+    let pending = this.loading.get(sn);
+    if (!pending) {
+      pending = this.load(sn).finally(() => this.loading.delete(sn));
+      this.loading.set(sn, pending);
+    }
+    const data = await pending;
+    this.entries.delete(sn);
+    this.entries.set(sn, { data, at: now });
+    while (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+    return data;
+  }
+
+  invalidate(sn: string): void {
+    this.entries.delete(sn);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private async load(sn: string): Promise<DeviceAuthData | undefined> {
+    const [row] = await this.deps.db
+      .select({
+        id: devices.id,
+        sn: devices.sn,
+        productKey: devices.productKey,
+        uid: devices.uid,
+        secret: devices.secret,
+        disabled: devices.disabled,
+      })
+      .from(devices)
+      .where(eq(devices.sn, sn));
+    if (!row) return undefined;
+    return { ...row, secret: this.deps.box.decrypt(row.secret, deviceSecretContext(sn)) };
+  }
+
+  async authenticate(
+    clientId: string,
+    username: string | undefined,
+    password: Buffer | undefined,
+  ): Promise<AuthResult> {
+    if (!username || clientId !== username) {
+      return {
+        ok: false,
+        returnCode: CONNACK.identifierRejected,
+        reason: 'clientId must equal username (sn)',
+      };
+    }
+    const device = await this.get(username);
+    if (!device) return { ok: false, returnCode: CONNACK.badCredentials, reason: 'unknown sn' };
+    if (!password || !passwordMatches(device.secret, device.sn, password, this.deps.now().getTime())) {
+      return { ok: false, returnCode: CONNACK.badCredentials, reason: 'wrong password' };
+    }
+    if (device.disabled) return { ok: false, returnCode: CONNACK.notAuthorized, reason: 'device disabled' };
+    return { ok: true, device };
+  }
+}

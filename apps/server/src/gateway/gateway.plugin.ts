@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { DeviceGateway, type GatewayOptions } from './device-gateway';
+import { attachEmbedded } from './embedded-adapter';
+import { attachExternal } from './external-adapter';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The device side: auth, ACL, routing, telemetry writer (embedded or external broker). */
+    gateway: DeviceGateway;
+  }
+}
+
+export const gatewayPlugin = fp(
+  async (app: FastifyInstance, opts: Partial<GatewayOptions>) => {
+    const gateway = new DeviceGateway(app.deps, opts);
+    const { broker } = app;
+    const adapter =
+      broker.kind === 'embedded' && broker.aedes
+        ? attachEmbedded(broker.aedes, gateway, app.log)
+        : broker.client
+          ? attachExternal(broker.client, gateway, app.log)
+          : undefined;
+    if (!adapter) throw new Error('no broker to attach the device gateway to');
+    gateway.attach(adapter);
+    app.deps.link = gateway;
+    app.decorate('gateway', gateway);
+    // After the broker stopped taking messages, before the database closes: what is queued gets written.
+    app.addHook('onClose', async () => {
+      await gateway.close();
+    });
+  },
+  { name: 'gateway', dependencies: ['broker'] },
+);
