@@ -291,7 +291,7 @@ export class DeviceGateway implements DeviceLink {
         if (meta.presenceFromStatus) {
           // External broker: the status topic (and the will on it) is all the server learns of connections.
           if (s.online === 1) await this.connected(device, { ip: '', protocol: 'mqtt (external broker)' });
-          else await this.disconnected(device, meta.will ? 'will' : 'status offline');
+          else await this.disconnected(device, meta.will ? 'will' : 'status offline or will');
           return;
         }
         // Embedded broker: connection events already decide; an explicit {"online":0} still counts.

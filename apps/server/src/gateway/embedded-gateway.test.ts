@@ -2,13 +2,12 @@ import type { MqttClient } from 'mqtt';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downTopic } from '@cellhub/contract/protocol';
-import { buildTestApp, errorOf, type TestApp } from '../test/app';
+import { buildTestApp, type TestApp } from '../test/app';
 import {
   connectDevice,
   createDevices,
   eventually,
   hmacPassword,
-  nextMessage,
   type TestDevice,
   up,
 } from './gateway-test-kit';
@@ -205,6 +204,3 @@ describe('over WebSocket', () => {
     expect(bad).toBeInstanceOf(Error);
   });
 });
-
-void errorOf;
-void nextMessage;

@@ -3,8 +3,11 @@ import type { MqttClient } from 'mqtt';
 import { parseTopic } from '@cellhub/contract/protocol';
 import { type BrokerAdapter, type DeviceGateway } from './device-gateway';
 
-/** Every instance joins the same shared-subscription group, so the broker splits device traffic between them. */
-export const SHARED_UPLINK_FILTER = '$share/cellhub/dev/+/+/up/#';
+/**
+ * Every instance joins the same shared-subscription group, so the broker splits device traffic between them.
+ * Separate deployments on one broker need separate groups (MQTT_SHARE_GROUP).
+ */
+export const sharedUplinkFilter = (group = 'cellhub') => `$share/${group}/dev/+/+/up/#`;
 
 /** Non-property uplinks handled at once before the client stops reading (and so stops acknowledging). */
 const MAX_IN_FLIGHT = 256;
@@ -23,7 +26,9 @@ export function attachExternal(
   client: MqttClient,
   gateway: DeviceGateway,
   log: FastifyBaseLogger,
+  shareGroup = 'cellhub',
 ): BrokerAdapter {
+  const filter = sharedUplinkFilter(shareGroup);
   let inFlight = 0;
   const waiting: (() => void)[] = [];
   const release = () => {
@@ -32,7 +37,7 @@ export function attachExternal(
   };
 
   const subscribe = () => {
-    client.subscribe(SHARED_UPLINK_FILTER, { qos: 1 }, (err) => {
+    client.subscribe(filter, { qos: 1 }, (err) => {
       if (err) log.error({ err: err.message }, 'external broker refused the uplink subscription');
     });
   };
