@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
@@ -43,6 +44,14 @@ const backend = process.env.CELLHUB_BACKEND ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
   plugins: [arcoStylePerComponent(), react()],
+  resolve: {
+    alias: [
+      {
+        find: /^resize-observer-polyfill$/,
+        replacement: fileURLToPath(new URL('./src/lib/resize-observer-native.ts', import.meta.url)),
+      },
+    ],
+  },
   server: {
     port: 5173,
     proxy: {

@@ -6,7 +6,10 @@ import { currentFromMatches } from './app/current-route';
 import { pageLoader } from './app/pages';
 import { appRoutes } from './app/routes';
 import { ensureLocale } from './lib/i18n';
+import { onFirstInput } from './lib/idle';
 import { getLocale } from './lib/locale-store';
+import { loadErrorTable } from './lib/error-table';
+import { loadToasts } from './lib/toast';
 import './styles/global.css';
 
 const locale = getLocale();
@@ -23,3 +26,10 @@ createRoot(document.getElementById('root')!).render(
     <App />
   </StrictMode>,
 );
+
+// Toasts and the error code table load on first use. On the sign-in page every toast follows a click or a key
+// press, so warming them at the first one has them here before anything is said.
+onFirstInput(() => {
+  void loadToasts().catch(() => undefined);
+  void loadErrorTable();
+});

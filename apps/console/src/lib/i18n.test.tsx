@@ -1,12 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { act, render, renderHook, screen } from '@testing-library/react';
 import { APP_ROUTES, PUBLIC_ROUTES, walkRoutes } from '@cellhub/contract/routes';
-import zhCN from '../locale/zh-CN';
+import zhCNBase from '../locale/zh-CN';
+import zhCNShell from '../locale/zh-CN-shell';
 import enUS from '../locale/en-US';
 import { I18nProvider, useLocale, useLocaleState } from './i18n';
 import { format } from './messages';
 
+const zhCN = { ...zhCNBase, ...zhCNShell };
+
 describe('global locale files', () => {
+  it('keep every public route title in the Chinese pack the sign-in page downloads', () => {
+    for (const r of walkRoutes(PUBLIC_ROUTES))
+      expect(zhCNBase, r.meta.locale).toHaveProperty([r.meta.locale]);
+  });
+
+  it('split Chinese into the base and shell parts without a key in both', () => {
+    const both = Object.keys(zhCNShell).filter((k) => k in zhCNBase);
+    expect(both).toEqual([]);
+  });
+
   it('translate every route title of the contract table in both languages', () => {
     for (const r of walkRoutes([...APP_ROUTES, ...PUBLIC_ROUTES])) {
       expect(zhCN, r.meta.locale).toHaveProperty([r.meta.locale]);

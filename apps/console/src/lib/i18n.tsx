@@ -1,9 +1,20 @@
 /**
- * Internationalisation: zh-CN (default) and en-US. The provider also feeds Arco's ConfigProvider so built-in
+ * Internationalisation: zh-CN (default) and en-US. The provider also feeds Arco's configuration context so built-in
  * component texts (pagination, date pickers, form checks) follow the same language.
  */
-import { createContext, useCallback, useContext, useMemo, useSyncExternalStore, type ReactNode } from 'react';
-import { ConfigProvider } from '@arco-design/web-react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
+// From the ConfigProvider module, not its context file: entering Arco's import cycle there keeps ConfigContext
+// defined when the modules run unbundled (tests); the bundle keeps only the context (the package is side-effect free).
+import { ConfigContext } from '@arco-design/web-react/es/ConfigProvider';
+import { setConfigProviderProps } from '@arco-design/web-react/es/Modal/config';
 import arcoZhCN from '@arco-design/web-react/es/locale/zh-CN';
 import { getLocale, setLocale as storeLocale, subscribeLocale, type Locale } from './locale-store';
 import { format, loadMessages, lookup, type PageLocale, type TranslateVars } from './messages';
@@ -40,12 +51,27 @@ interface LocaleState {
 
 const LocaleContext = createContext<LocaleState | null>(null);
 
+/**
+ * What Arco's ConfigProvider does for a locale, without it: ConfigProvider also imports Message and Notification
+ * (to pass them a class prefix we never change), ~5 KB gzipped that the sign-in page would download for nothing.
+ */
+function ArcoLocaleProvider({ locale, children }: { locale: ArcoLocale; children: ReactNode }) {
+  // Outside any provider this is Arco's default configuration (prefix, popup container, empty state …).
+  const defaults = useContext(ConfigContext);
+  const config = useMemo(() => ({ ...defaults, locale }), [defaults, locale]);
+  useEffect(() => {
+    // Modal.confirm and friends render outside the tree and read their button texts from here.
+    setConfigProviderProps({ locale, prefixCls: 'arco' });
+  }, [locale]);
+  return <ConfigContext.Provider value={config}>{children}</ConfigContext.Provider>;
+}
+
 export function I18nProvider({ children }: { children: ReactNode }) {
   const locale = useSyncExternalStore(subscribeLocale, getLocale);
   const value = useMemo<LocaleState>(() => ({ locale, setLocale: switchLocale }), [locale]);
   return (
     <LocaleContext.Provider value={value}>
-      <ConfigProvider locale={ARCO_LOCALES[locale] ?? arcoZhCN}>{children}</ConfigProvider>
+      <ArcoLocaleProvider locale={ARCO_LOCALES[locale] ?? arcoZhCN}>{children}</ArcoLocaleProvider>
     </LocaleContext.Provider>
   );
 }

@@ -1,6 +1,7 @@
 /**
- * Message lookup shared by React (useLocale) and plain modules (the request layer). Chinese, the default, is
- * bundled; English and Arco's English pack load on demand so the first screen of a Chinese session stays small.
+ * Message lookup shared by React (useLocale) and plain modules (the request layer). The Chinese texts every screen
+ * needs are bundled; the signed-in shell's Chinese texts arrive with the shell (addMessages), and English with
+ * Arco's English pack loads on demand, so the sign-in page of a Chinese session stays small.
  */
 import zhCN from '../locale/zh-CN';
 import { FALLBACK_LOCALE, getLocale, type Locale } from './locale-store';
@@ -10,16 +11,24 @@ export type Messages = Record<string, string>;
 export type PageLocale = Record<Locale, Messages>;
 export type TranslateVars = Record<string, string | number>;
 
-const GLOBAL_MESSAGES: Partial<Record<Locale, Messages>> = { 'zh-CN': zhCN };
+const GLOBAL_MESSAGES: Partial<Record<Locale, Messages>> = { 'zh-CN': { ...zhCN } };
+
+/** Adds texts to a locale's global ones; a lazily loaded part of the app calls it when its module runs. */
+export function addMessages(locale: Locale, messages: Messages): void {
+  GLOBAL_MESSAGES[locale] = { ...GLOBAL_MESSAGES[locale], ...messages };
+}
+
+const LOADED = new Set<Locale>(['zh-CN']);
 
 /** Loads the global texts of a locale; resolves at once when they are already here. */
 export async function loadMessages(locale: Locale): Promise<void> {
-  if (GLOBAL_MESSAGES[locale]) return;
-  if (locale === 'en-US') GLOBAL_MESSAGES['en-US'] = (await import('../locale/en-US')).default;
+  if (LOADED.has(locale)) return;
+  if (locale === 'en-US') addMessages('en-US', (await import('../locale/en-US')).default);
+  LOADED.add(locale);
 }
 
 export function hasMessages(locale: Locale): boolean {
-  return !!GLOBAL_MESSAGES[locale];
+  return LOADED.has(locale);
 }
 
 /** Replaces `{name}` placeholders; unknown placeholders stay visible so a missing variable is noticed. */

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const message = vi.hoisted(() => ({ error: vi.fn(), warning: vi.fn(), success: vi.fn(), info: vi.fn() }));
 vi.mock('@arco-design/web-react', () => ({ Message: message }));
@@ -6,6 +6,7 @@ vi.mock('@arco-design/web-react', () => ({ Message: message }));
 import { ApiError, buildUrl, http, resetRequestState, setAuthExpiredHandler } from './request';
 import { getToken, setToken } from './auth';
 import { setLocale } from './locale-store';
+import { loadToasts } from './toast';
 
 function reply(status: number, body: unknown): Response {
   return new Response(body === undefined ? '' : JSON.stringify(body), {
@@ -15,6 +16,11 @@ function reply(status: number, body: unknown): Response {
 }
 
 const fetchMock = vi.fn<typeof fetch>();
+
+// Toasts load on first use in the app; here they are loaded up front so each toast shows before the call fails.
+beforeAll(async () => {
+  await loadToasts();
+});
 const onExpired = vi.fn();
 
 beforeEach(() => {

@@ -3,12 +3,12 @@
  * `status` is a failure, shown as a toast in the active language unless the code is one of the silent ones or the
  * caller asked for silence (forms that put the error next to a field).
  */
-import { Message } from '@arco-design/web-react';
-import { errorText, SILENT_CODES } from '@cellhub/contract/errors';
 import { clearAuth, getToken } from './auth';
+import { loadErrorTable } from './error-table';
 import { getLocale } from './locale-store';
 import { translate } from './messages';
 import { doneProgress, startProgress } from './progress';
+import { toast } from './toast';
 
 export const TOAST_DURATION = 5000;
 export const LOGIN_EXPIRED_DEBOUNCE_MS = 2000;
@@ -81,7 +81,7 @@ export function buildUrl(url: string, params?: QueryParams): string {
 }
 
 function toastError(content: string, silent: boolean | undefined): void {
-  if (!silent) Message.error({ content, duration: TOAST_DURATION });
+  if (!silent) toast('error', content, TOAST_DURATION);
 }
 
 function authExpired(message: string): void {
@@ -89,7 +89,7 @@ function authExpired(message: string): void {
   // Several calls fail together when a token expires; one warning is enough (seed section 4: once per 2 s).
   if (now - lastExpiredWarning >= LOGIN_EXPIRED_DEBOUNCE_MS) {
     lastExpiredWarning = now;
-    Message.warning({ content: message, duration: TOAST_DURATION });
+    toast('warning', message, TOAST_DURATION);
     clearAuth();
     onAuthExpired();
   } else {
@@ -107,14 +107,22 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Text for a failure body: the code table of the active locale, else the server's message, else 'Error'. */
-function errorMessage(body: ErrorLike): string {
-  const code = typeof body.code === 'number' ? body.code : undefined;
-  const fromTable = code === undefined ? undefined : errorText(code, getLocale());
-  if (fromTable) return fromTable;
-  if (typeof body.message === 'string' && body.message) return body.message;
-  return translate('request.unknownError');
+interface CodeInfo {
+  /** The code table's text in the active locale, if the code is in the table. */
+  text?: string;
+  /** One of the codes whose failures the caller handles without a toast (QR polling). */
+  silent: boolean;
 }
+
+async function codeInfo(code: number): Promise<CodeInfo> {
+  const table = code ? await loadErrorTable() : undefined;
+  // Without the table (its chunk could not be fetched) the server's message and a toast still say what happened.
+  if (!table) return { silent: false };
+  return { text: table.errorText(code, getLocale()), silent: table.SILENT_CODES.includes(code) };
+}
+
+const serverMessage = (body: ErrorLike) =>
+  typeof body.message === 'string' && body.message ? body.message : undefined;
 
 async function readJson(res: Response): Promise<unknown> {
   const text = await res.text();
@@ -163,19 +171,19 @@ async function request<T>(method: string, url: string, body: unknown, opts: Requ
       toastError(message, opts.silent);
       throw new ApiError(code, message, 404, errBody.details);
     }
-    const fromTable = code ? errorText(code, getLocale()) : undefined;
-    const message =
-      fromTable ??
-      (typeof errBody.message === 'string' && errBody.message ? errBody.message : translate('request.error'));
-    if (!SILENT_CODES.includes(code)) toastError(message, opts.silent);
+    const info = await codeInfo(code);
+    const message = info.text ?? serverMessage(errBody) ?? translate('request.error');
+    if (!info.silent) toastError(message, opts.silent);
     throw new ApiError(code, message, res.status, errBody.details);
   }
 
   if (!isObject(json) || !('status' in json) || json.status !== true) {
     const errBody: ErrorLike = isObject(json) ? json : {};
     const code = typeof errBody.code === 'number' ? errBody.code : 0;
-    const message = errorMessage(errBody);
-    if (!SILENT_CODES.includes(code)) toastError(message, opts.silent);
+    // Seed section 8: the code table of the active locale, else the server's message, else 'Error'.
+    const info = await codeInfo(code);
+    const message = info.text ?? serverMessage(errBody) ?? translate('request.unknownError');
+    if (!info.silent) toastError(message, opts.silent);
     throw new ApiError(code, message, res.status, errBody.details);
   }
   return json as T;

@@ -6,6 +6,8 @@ import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { useSignedIn } from '../../lib/auth';
+import { addMessages } from '../../lib/messages';
+import zhCNShell from '../../locale/zh-CN-shell';
 import { queryClient } from '../../lib/query-client';
 import { setAuthExpiredHandler } from '../../lib/request';
 import { useSettings } from '../../lib/settings';
@@ -15,6 +17,9 @@ import { FullPageLoading } from '../full-page-loading';
 import { guard, guardTarget, loginUrl } from '../guard';
 import { LazyPage } from '../lazy-page';
 import Layout from './layout';
+
+// The shell's Chinese texts (menus, navbar, settings) come with the shell, before any of it renders.
+addMessages('zh-CN', zhCNShell);
 
 function useAuthExpiredHandler() {
   const navigate = useNavigate();

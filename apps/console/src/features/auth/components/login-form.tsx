@@ -1,11 +1,12 @@
 import type { LoginResult } from '@cellhub/contract/auth';
-import { Button, Checkbox, Input, Link, Message } from '@arco-design/web-react';
+import { Button, Checkbox, Input, Link } from '@arco-design/web-react';
 import { IconLock, IconMobile, IconSafe, IconUser } from '@arco-design/web-react/icon';
 import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { setToken } from '../../../lib/auth';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
+import { toast } from '../../../lib/toast';
 import { loginByPassword, loginByPhone, sendSmsCode } from '../api';
 import locale from '../locale';
 import { resolveRedirect } from '../redirect';
@@ -82,7 +83,7 @@ export default function LoginForm() {
     // The query cache lives in the signed-in shell, which clears it on sign-out and expiry; the sign-in page
     // stays free of it to keep its download small.
     setToken(r.token, r.uid);
-    Message.success(t('login.form.login.success'));
+    toast('success', t('login.form.login.success'));
     navigate(resolveRedirect(search), { replace: true });
   };
 
@@ -117,7 +118,7 @@ export default function LoginForm() {
   const sendCode = async () => {
     if (!validate(['phone'])) throw new Error('phone required');
     await sendSmsCode(values.phone.trim(), 'login');
-    Message.success(t('login.form.captcha.sent'));
+    toast('success', t('login.form.captcha.sent'));
   };
 
   const switchMode = (next: Mode) => {
@@ -204,7 +205,7 @@ export default function LoginForm() {
             <Link
               onClick={() => {
                 switchMode('phone');
-                Message.info(t('login.form.forgetPassword.tip'));
+                toast('info', t('login.form.forgetPassword.tip'));
               }}
             >
               {t('login.form.forgetPassword')}
