@@ -144,8 +144,6 @@ export const WS_CLOSE = {
   unauthorized: 4401,
   /** The session was revoked (sign-out, password change, account disabled) while the socket was open. */
   revoked: 4403,
-  /** A message that is not JSON or not one of wsClientMessage. */
+  /** A binary frame or a message over 128 KB. */
   badMessage: 4400,
-  /** No pong to the server's heartbeat. */
-  timeout: 4408,
 } as const;
