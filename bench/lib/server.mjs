@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const ADMIN_PASSWORD = 'bench-admin-password';
+/** The server bundle to run; CELLHUB_SERVER_ENTRY points a bench at another build. */
+export const serverEntry = process.env.CELLHUB_SERVER_ENTRY ?? join(root, 'apps/server/dist/main.js');
 
 export async function freePort() {
   const s = createServer();
@@ -19,7 +21,7 @@ export async function freePort() {
 
 /** Builds the server once if its bundle is missing (or when asked). */
 export function ensureServerBuilt(force = false) {
-  if (!force && existsSync(join(root, 'apps/server/dist/main.js'))) return;
+  if (!force && existsSync(serverEntry)) return;
   const r = spawnSync('npm', ['run', 'build', '-w', 'apps/server'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('server build failed');
 }
@@ -31,7 +33,7 @@ export async function startServer(env = {}) {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'cellhub-bench-'));
   const logPath = join(dataDir, 'server.log');
   const log = createWriteStream(logPath);
-  const child = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
+  const child = spawn(process.execPath, [serverEntry], {
     cwd: root,
     env: {
       ...process.env,
