@@ -5,7 +5,7 @@
 // Ctrl-C stops the fleet, then the server. Environment: PORT, MQTT_PORT, DATA_DIR, DEMO_DEVICES,
 // CELLHUB_ADMIN_PASSWORD, LOG_LEVEL.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,12 +63,26 @@ async function mqttPort() {
   throw new Error('no free port for MQTT');
 }
 
+/** Newest modification time under a folder (sources), to tell a stale build from a fresh one. */
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+const stale = (bundle, ...sourceDirs) =>
+  !existsSync(bundle) || sourceDirs.some((d) => newestMtime(join(root, d)) > statSync(bundle).mtimeMs);
+
 function buildIfNeeded() {
+  const server = join(root, 'apps/server/dist/main.js');
+  const consoleIndex = join(root, 'apps/console/dist/index.html');
   const built =
-    existsSync(join(root, 'apps/server/dist/main.js')) &&
-    existsSync(join(root, 'apps/console/dist/index.html'));
+    !stale(server, 'apps/server/src', 'packages/contract/src') &&
+    !stale(consoleIndex, 'apps/console/src', 'packages/contract/src');
   if (built) return;
-  say('building the console and the server (first run only) ...');
+  say('building the console and the server (missing or older than their sources) ...');
   const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -1,6 +1,6 @@
 // Starts a Cellhub server for a benchmark in its own process (as in production) and talks to its API.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +19,22 @@ export async function freePort() {
   return port;
 }
 
-/** Builds the server once if its bundle is missing (or when asked). */
+/** Newest modification time under a folder (sources), to tell a stale build from a fresh one. */
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+const stale = (bundle, ...sourceDirs) =>
+  !existsSync(bundle) || sourceDirs.some((d) => newestMtime(join(root, d)) > statSync(bundle).mtimeMs);
+
+/** Builds the server if its bundle is missing or older than its sources (or when asked). */
 export function ensureServerBuilt(force = false) {
-  if (!force && existsSync(serverEntry)) return;
+  if (process.env.CELLHUB_SERVER_ENTRY) return;
+  if (!force && !stale(serverEntry, 'apps/server/src', 'packages/contract/src')) return;
   const r = spawnSync('npm', ['run', 'build', '-w', 'apps/server'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('server build failed');
 }
