@@ -28,7 +28,6 @@ export const docsPlugin = fp(
           { name: 'users', description: 'account administration (admin)' },
           { name: 'products', description: 'products, their properties and dynamic-registration secret' },
           { name: 'devices', description: 'devices, commands, configuration, telemetry history, device log' },
-          { name: 'device-auth', description: 'dynamic registration of devices (called by devices)' },
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
         ],
       },
