@@ -38,6 +38,10 @@ const envSchema = z.object({
       .regex(/^(mqtts?|wss?):\/\//, 'must start with mqtt://, mqtts://, ws:// or wss://')
       .optional(),
   ),
+  MQTT_SHARE_GROUP: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (at most 64)')
+    .default('cellhub'),
   CELLHUB_ADMIN_PASSWORD: optionalString,
   SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   PUBLIC_URL: optionalString.pipe(url.optional()),
@@ -72,6 +76,8 @@ export interface Config {
   databaseUrl: string | undefined;
   mqttPort: number;
   mqttUrl: string | undefined;
+  /** Shared-subscription group of the server instances on an external broker. */
+  mqttShareGroup: string;
   adminPassword: string | undefined;
   secretKey: string;
   /** Without trailing slash; where browsers and OAuth providers reach this server. */
@@ -112,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: e.DATABASE_URL,
     mqttPort: e.MQTT_PORT,
     mqttUrl: e.MQTT_URL,
+    mqttShareGroup: e.MQTT_SHARE_GROUP,
     adminPassword: e.CELLHUB_ADMIN_PASSWORD,
     secretKey: '',
     publicUrl: trimSlash(e.PUBLIC_URL ?? `http://localhost:${port}`),

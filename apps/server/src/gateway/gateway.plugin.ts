@@ -19,7 +19,7 @@ export const gatewayPlugin = fp(
       broker.kind === 'embedded' && broker.aedes
         ? attachEmbedded(broker.aedes, gateway, app.log)
         : broker.client
-          ? attachExternal(broker.client, gateway, app.log, process.env.MQTT_SHARE_GROUP || 'cellhub')
+          ? attachExternal(broker.client, gateway, app.log, app.deps.config.mqttShareGroup)
           : undefined;
     if (!adapter) throw new Error('no broker to attach the device gateway to');
     gateway.attach(adapter);

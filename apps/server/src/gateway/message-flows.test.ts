@@ -34,8 +34,9 @@ describe.each(modes)('message flows (%s broker)', (mode) => {
   const sn = (name: string) => `${name}-${tag}`;
 
   beforeAll(async () => {
-    if (mode === 'mosquitto') process.env.MQTT_SHARE_GROUP = `test${tag}`;
-    t = await buildTestApp(mode === 'mosquitto' ? { config: { mqttUrl: MOSQUITTO_URL } } : {});
+    t = await buildTestApp(
+      mode === 'mosquitto' ? { config: { mqttUrl: MOSQUITTO_URL, mqttShareGroup: `test${tag}` } } : {},
+    );
     url = mode === 'mosquitto' ? MOSQUITTO_URL! : `mqtt://127.0.0.1:${t.app.broker.port}`;
     if (mode === 'mosquitto') await eventually(async () => (t.app.broker.healthy() ? true : undefined));
     owner = await t.createUser();
@@ -60,7 +61,6 @@ describe.each(modes)('message flows (%s broker)', (mode) => {
         clean: true,
       });
       await c.endAsync();
-      delete process.env.MQTT_SHARE_GROUP;
     }
   });
 

@@ -14,7 +14,17 @@ export type AuditAction =
   | 'user_disable'
   | 'user_enable'
   | 'user_password_reset'
-  | 'admin_created';
+  | 'admin_created'
+  | 'product_create'
+  | 'product_update'
+  | 'product_delete'
+  | 'device_create'
+  | 'device_update'
+  | 'device_delete'
+  | 'device_command'
+  | 'device_config'
+  | 'device_raw_send'
+  | 'device_register';
 
 export interface AuditEntry {
   uid: number | null;

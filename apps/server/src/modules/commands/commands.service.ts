@@ -5,7 +5,7 @@ import { type CmdReplyUp, HEX_RULE } from '@cellhub/contract/protocol';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
-import { writeDeviceAudit } from '../devices/device-audit';
+import { writeAudit } from '../audit/audit.service';
 import type { DeviceRef } from '../devices/device-ref';
 import { visibleDevice } from '../devices/devices.service';
 import { devices } from '../devices/devices.table';
@@ -72,7 +72,7 @@ export async function sendCommand(
       event: 'command',
       detail: { id, type: body.type, data: body.data, by: actor.username },
     });
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: actor.uid,
       action: 'device_command',
       target: `device:${sn}`,

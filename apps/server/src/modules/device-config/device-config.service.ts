@@ -5,7 +5,7 @@ import type { ConfigMessage } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
-import { writeDeviceAudit } from '../devices/device-audit';
+import { writeAudit } from '../audit/audit.service';
 import type { DeviceRef } from '../devices/device-ref';
 import { visibleDevice } from '../devices/devices.service';
 import { type DeviceRow, devices } from '../devices/devices.table';
@@ -78,7 +78,7 @@ export async function putDeviceConfig(
       event: 'config_set',
       detail: { version: updated.expectConfigVersion, by: actor.username },
     });
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: actor.uid,
       action: 'device_config',
       target: `device:${sn}`,

@@ -5,7 +5,7 @@ import { AppError, formError } from '../../lib/app-error';
 import type { Deps, RequestContext } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { findProductByKey, productSecretOf } from '../products/products.service';
-import { writeDeviceAudit } from './device-audit';
+import { writeAudit } from '../audit/audit.service';
 import { deviceSecretContext, findDeviceBySn } from './devices.service';
 import { devices } from './devices.table';
 
@@ -51,7 +51,7 @@ export async function registerDevice(
       .returning({ id: devices.id });
     if (rows.length === 0) return false;
     await writeDeviceLog(tx, { deviceId: device.id, event: 'registered', detail: { ip: ctx.ip } });
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: null,
       action: 'device_register',
       target: `device:${device.sn}`,

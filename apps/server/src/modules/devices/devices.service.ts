@@ -19,7 +19,7 @@ import { visibleProduct } from '../products/products.service';
 import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
-import { writeDeviceAudit } from './device-audit';
+import { writeAudit } from '../audit/audit.service';
 import { type DeviceRow, devices } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
@@ -155,7 +155,7 @@ export async function createDevices(
           detail: { by: actor.username, uid: owner },
         })),
       );
-      await writeDeviceAudit(tx, {
+      await writeAudit(tx, {
         uid: actor.uid,
         action: 'device_create',
         target: `product:${product.productKey}`,
@@ -251,7 +251,7 @@ export async function updateDevice(
       })
       .where(eq(devices.id, d.id));
     await writeDeviceLog(tx, { deviceId: d.id, event: 'updated', detail: { by: actor.username, ...input } });
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: actor.uid,
       action: 'device_update',
       target: `device:${sn}`,
@@ -274,7 +274,7 @@ export async function deleteDevice(deps: Deps, actor: Actor, sn: string): Promis
   await deps.db.transaction(async (tx) => {
     await tx.delete(deviceProperties).where(eq(deviceProperties.deviceId, d.id));
     await tx.delete(devices).where(eq(devices.id, d.id));
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: actor.uid,
       action: 'device_delete',
       target: `device:${sn}`,

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { writeDeviceAudit } from '../devices/device-audit';
+import { writeAudit } from '../audit/audit.service';
 import { devices } from '../devices/devices.table';
 import { isUniqueViolation } from '../users/users.service';
 import { productProperties, type ProductPropertyRow, products, type ProductRow } from './products.table';
@@ -154,7 +154,7 @@ export async function createProduct(
         .returning();
       if (!created) throw new AppError(10109);
       await replaceProperties(tx, created.id, input.properties);
-      await writeDeviceAudit(tx, {
+      await writeAudit(tx, {
         uid: actor.uid,
         action: 'product_create',
         target: `product:${productKey}`,
@@ -226,7 +226,7 @@ export async function updateProduct(
       .where(eq(products.id, product.id))
       .returning();
     if (input.properties) await replaceProperties(tx, product.id, input.properties);
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: actor.uid,
       action: 'product_update',
       target: `product:${productKey}`,
@@ -247,7 +247,7 @@ export async function deleteProduct(deps: Deps, actor: Actor, productKey: string
   }
   await deps.db.transaction(async (tx) => {
     await tx.delete(products).where(eq(products.id, product.id));
-    await writeDeviceAudit(tx, {
+    await writeAudit(tx, {
       uid: actor.uid,
       action: 'product_delete',
       target: `product:${productKey}`,
