@@ -12,4 +12,8 @@ export const E2E = {
   dataDir,
   smsLog: join(dataDir, 'sms-codes.log'),
   adminPassword: 'E2eAdmin1234',
+  /** How the server is started; several people working in one tree can run it from sources instead of dist/. */
+  serverCommand: process.env.E2E_SERVER_CMD ?? 'node apps/server/dist/main.js',
+  /** The built console the server serves (CONSOLE_DIST); unset: apps/console/dist. */
+  consoleDist: process.env.E2E_CONSOLE_DIST,
 };

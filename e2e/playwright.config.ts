@@ -32,7 +32,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf ${E2E.dataDir} && node apps/server/dist/main.js`,
+    command: `rm -rf ${E2E.dataDir} && ${E2E.serverCommand}`,
     cwd: '..',
     url: `${E2E.baseURL}/api/health`,
     timeout: 120_000,
@@ -48,6 +48,7 @@ export default defineConfig({
       SMS_PROVIDER: 'log',
       SMS_CODE_LOG_FILE: E2E.smsLog,
       PUBLIC_URL: E2E.baseURL,
+      ...(E2E.consoleDist ? { CONSOLE_DIST: E2E.consoleDist } : {}),
     },
   },
 });
