@@ -186,6 +186,7 @@ export class DeviceGateway implements DeviceLink {
 
   connected(device: DeviceRef, info: ConnectInfo): Promise<void> {
     this.lastTouch.set(device.id, Date.now());
+    this.writer.markActive(device.id);
     return this.serial(device.sn, async () => {
       await markOnline(this.deps, device, info);
       // A device that missed a config change while offline gets it now.

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { promisify } from 'node:util';
+import { sql } from 'drizzle-orm';
 import mqtt, { type MqttClient } from 'mqtt';
 import mqttPacket from 'mqtt-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +41,7 @@ describe.each(modes)('message flows (%s broker)', (mode) => {
     url = mode === 'mosquitto' ? MOSQUITTO_URL! : `mqtt://127.0.0.1:${t.app.broker.port}`;
     if (mode === 'mosquitto') await eventually(async () => (t.app.broker.healthy() ? true : undefined));
     owner = await t.createUser();
-    plain = await createDevices(t, owner.token, ['F-1', 'F-2', 'F-3', 'F-4', 'F-5'].map(sn));
+    plain = await createDevices(t, owner.token, ['F-1', 'F-2', 'F-3', 'F-4', 'F-5', 'F-6', 'F-7'].map(sn));
     typed = (
       await createDevices(t, owner.token, [sn('T-1')], {
         name: 'typed',
@@ -104,6 +105,24 @@ describe.each(modes)('message flows (%s broker)', (mode) => {
       ['ok', true],
       ['temp', 21.5],
     ]);
+  });
+
+  it('counts messages per device and day, and a connect alone as activity', async () => {
+    const [d, idle] = [plain[5]!, plain[6]!];
+    const stats = async (s: string) => {
+      const res = await t.app.deps.db.execute(sql`
+        select s.messages from device_daily_stats s join devices d on d.id = s.device_id
+        where d.sn = ${s} and s.day = current_date`);
+      return (res as unknown as { rows: { messages: number }[] }).rows[0]?.messages;
+    };
+    const c = await online(d);
+    const before = await eventually(() => stats(d.sn));
+    for (let i = 0; i < 3; i++) {
+      await c.publishAsync(up(d, 'property'), JSON.stringify({ params: { n: i } }), { qos: 1 });
+    }
+    await eventually(async () => ((await stats(d.sn)) === before + 3 ? true : undefined));
+    await online(idle);
+    expect(await eventually(() => stats(idle.sn))).toBeGreaterThanOrEqual(0);
   });
 
   it.runIf(mode === 'embedded')('acknowledges a QoS 1 publish only once its rows are stored', async () => {

@@ -49,6 +49,8 @@ export class PropertyWriter {
   private timer: NodeJS.Timeout | undefined;
   private waitingForRoom: (() => void)[] = [];
   private closed = false;
+  /** Devices that connected since the last flush: they count as active today even before sending anything. */
+  private active = new Set<number>();
   /** Totals for metrics and benchmarks. */
   readonly stats = { rows: 0, batches: 0, failures: 0 };
 
@@ -64,6 +66,17 @@ export class PropertyWriter {
   }
 
   /**
+   * Marks a device active today (a `device_daily_stats` row with messages += 0), written with the next batch so a
+   * connect storm costs one statement per flush, not one per device.
+   */
+  markActive(deviceId: number): void {
+    if (this.closed) return;
+    this.active.add(deviceId);
+    this.schedule();
+  }
+
+  /**
+   * One call is one device message (it counts once in the daily statistics of the device of its first row).
    * Resolves once the rows are in the (bounded) queue, waiting for room when it is full; `committed` settles when
    * their batch commits. Callers that cannot wait for the commit (an MQTT client that acknowledges in order)
    * acknowledge on queueing and rely on `close()` to flush.
@@ -118,11 +131,13 @@ export class PropertyWriter {
     if (this.flushing) return;
     this.flushing = true;
     try {
-      while (this.queue.length) {
+      while (this.queue.length || this.active.size) {
         const batch = this.take();
         for (const wake of this.waitingForRoom.splice(0)) wake();
+        const active = this.active;
+        this.active = new Set();
         try {
-          await this.insert(batch.flatMap((p) => p.rows));
+          await this.insert(batch, active);
           this.stats.batches++;
           for (const p of batch) p.resolve();
         } catch (err) {
@@ -141,7 +156,14 @@ export class PropertyWriter {
     for (const wake of this.waitingForRoom.splice(0)) wake();
   }
 
-  private async insert(rows: PropertyRowIn[]): Promise<void> {
+  private async insert(batch: Pending[], active: Set<number>): Promise<void> {
+    const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows);
+    const perDevice = new Map<number, number>();
+    for (const id of active) perDevice.set(id, 0);
+    for (const p of batch) {
+      const id = p.rows[0]!.deviceId;
+      perDevice.set(id, (perDevice.get(id) ?? 0) + 1);
+    }
     const ids: number[] = [];
     const keys: string[] = [];
     const tss: string[] = [];
@@ -166,12 +188,14 @@ export class PropertyWriter {
     const lv = l.map((r) => split(r.value));
     // unnest() keeps the statement at six parameters whatever the batch size (no 65535-parameter ceiling).
     await this.db.transaction(async (tx) => {
-      await tx.execute(sql`
+      if (rows.length)
+        await tx.execute(sql`
         insert into device_properties (device_id, key, ts, num, txt, bool)
         select * from unnest(${sql.param(ids)}::int[], ${sql.param(keys)}::text[],
           ${sql.param(tss)}::timestamptz[], ${sql.param(nums)}::float8[], ${sql.param(txts)}::text[],
           ${sql.param(bools)}::bool[])`);
-      await tx.execute(sql`
+      if (l.length)
+        await tx.execute(sql`
         insert into device_property_latest (device_id, key, ts, num, txt, bool)
         select * from unnest(${sql.param(l.map((r) => r.deviceId))}::int[], ${sql.param(l.map((r) => r.key))}::text[],
           ${sql.param(l.map((r) => r.ts.toISOString()))}::timestamptz[], ${sql.param(lv.map((v) => v.num))}::float8[],
@@ -179,6 +203,12 @@ export class PropertyWriter {
         on conflict (device_id, key) do update
           set ts = excluded.ts, num = excluded.num, txt = excluded.txt, bool = excluded.bool
           where excluded.ts >= device_property_latest.ts`);
+      // One aggregated upsert per batch; connects add 0 so the device counts as active that day.
+      await tx.execute(sql`
+        insert into device_daily_stats (device_id, day, messages)
+        select id, current_date, n from unnest(${sql.param([...perDevice.keys()])}::int[],
+          ${sql.param([...perDevice.values()])}::int[]) as t(id, n)
+        on conflict (device_id, day) do update set messages = device_daily_stats.messages + excluded.messages`);
     });
     this.stats.rows += rows.length;
   }

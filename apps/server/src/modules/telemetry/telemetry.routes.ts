@@ -8,8 +8,10 @@ import {
   rawSendBody,
   snParams,
 } from '@cellhub/contract/devices';
+import { propertySeries, propertySeriesQuery } from '@cellhub/contract/property-series';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
+import { propertySeries as loadPropertySeries } from './telemetry-history.service';
 import { listProperties, listRaw, sendRaw } from './telemetry.service';
 
 export async function telemetryRoutes(app: FastifyInstance): Promise<void> {
@@ -32,6 +34,22 @@ export async function telemetryRoutes(app: FastifyInstance): Promise<void> {
       const { items, total } = await listProperties(app.deps, actorOf(req), req.params.sn, req.query);
       return okList(items, total);
     },
+  );
+
+  r.get(
+    '/api/devices/:sn/properties/series',
+    {
+      schema: {
+        tags,
+        summary:
+          'One property folded into time buckets (avg/min/max/count) for charts: a preset range ending now ' +
+          '(1h, 24h, 7d, 15d, 30d) or from/to cut into about `points` buckets; empty buckets are left out',
+        params: snParams,
+        querystring: propertySeriesQuery,
+        response: responses(propertySeries, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await loadPropertySeries(app.deps, actorOf(req), req.params.sn, req.query)),
   );
 
   r.get(

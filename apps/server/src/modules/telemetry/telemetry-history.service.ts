@@ -1,0 +1,102 @@
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import {
+  type PropertySeries,
+  type PropertySeriesQuery,
+  SERIES_DEFAULT_POINTS,
+  SERIES_MAX_SPAN_SECONDS,
+  SERIES_RANGE_BUCKET_SECONDS,
+} from '@cellhub/contract/property-series';
+import type { DbOrTx } from '../../db/client';
+import { formError } from '../../lib/app-error';
+import type { Actor, Deps } from '../../lib/deps';
+import { visibleDevice } from '../devices/devices.service';
+import { deviceProperties } from './telemetry.table';
+
+export interface SeriesWindow {
+  from: Date;
+  to: Date;
+  bucketSeconds: number;
+}
+
+/**
+ * The time window and bucket width of a request. Preset ranges use round widths and start on a bucket boundary,
+ * so every bucket but the newest is complete; a custom window is cut into about `points` equal buckets.
+ */
+export function seriesWindow(query: PropertySeriesQuery, now: Date): SeriesWindow {
+  if (query.range) {
+    const { span, bucket } = SERIES_RANGE_BUCKET_SECONDS[query.range];
+    const end = now.getTime();
+    const start = Math.floor((end - span * 1000) / (bucket * 1000)) * bucket * 1000;
+    return { from: new Date(start), to: new Date(end), bucketSeconds: bucket };
+  }
+  if (!query.from) throw formError('from', 'range or from/to required');
+  if (!query.to) throw formError('to', 'range or from/to required');
+  const from = new Date(query.from);
+  const to = new Date(query.to);
+  const spanSeconds = (to.getTime() - from.getTime()) / 1000;
+  if (!(spanSeconds > 0)) throw formError('to', 'to must be after from');
+  if (spanSeconds > SERIES_MAX_SPAN_SECONDS) throw formError('from', 'window longer than 366 days');
+  const points = query.points ?? SERIES_DEFAULT_POINTS;
+  return { from, to, bucketSeconds: Math.max(1, Math.ceil(spanSeconds / points)) };
+}
+
+/**
+ * Folds one property's history into buckets in the database (date_bin over the (device, key, ts) index), so the
+ * answer stays a few hundred rows whatever the history holds. Buckets are aligned to the Unix epoch.
+ */
+export async function propertyBuckets(
+  db: DbOrTx,
+  deviceId: number,
+  key: string,
+  w: SeriesWindow,
+): Promise<PropertySeries['buckets']> {
+  const bucket = sql`date_bin(make_interval(secs => ${w.bucketSeconds}), ${deviceProperties.ts}, timestamptz '1970-01-01 00:00:00+00')`;
+  // Booleans chart as 0/1; text values only count.
+  const numeric = sql`coalesce(${deviceProperties.num}, ${deviceProperties.bool}::int::float8)`;
+  const rows = await db
+    .select({
+      epoch: sql<number>`extract(epoch from ${bucket})::float8`,
+      avg: sql<number | null>`avg(${numeric})::float8`,
+      min: sql<number | null>`min(${numeric})::float8`,
+      max: sql<number | null>`max(${numeric})::float8`,
+      count: sql<number>`count(*)::int`,
+    })
+    .from(deviceProperties)
+    .where(
+      and(
+        eq(deviceProperties.deviceId, deviceId),
+        eq(deviceProperties.key, key),
+        gte(deviceProperties.ts, w.from),
+        lt(deviceProperties.ts, w.to),
+      ),
+    )
+    .groupBy(bucket)
+    .orderBy(bucket);
+  return rows.map((r) => ({
+    ts: new Date(Number(r.epoch) * 1000).toISOString(),
+    avg: r.avg === null ? null : Number(r.avg),
+    min: r.min === null ? null : Number(r.min),
+    max: r.max === null ? null : Number(r.max),
+    count: Number(r.count),
+  }));
+}
+
+export async function propertySeries(
+  deps: Deps,
+  actor: Actor,
+  sn: string,
+  query: PropertySeriesQuery,
+): Promise<PropertySeries> {
+  const w = seriesWindow(query, deps.now());
+  const device = await visibleDevice(deps, actor, sn);
+  // The newest bucket includes "now": a reading stamped this millisecond belongs in the chart.
+  const window = query.range ? { ...w, to: new Date(w.to.getTime() + 1) } : w;
+  const buckets = await propertyBuckets(deps.db, device.id, query.key, window);
+  return {
+    key: query.key,
+    from: w.from.toISOString(),
+    to: w.to.toISOString(),
+    bucket_seconds: w.bucketSeconds,
+    buckets,
+  };
+}
