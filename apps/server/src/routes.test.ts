@@ -219,6 +219,13 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'GET',
+    path: '/api/devices/{sn}/properties/series',
+    url: '/api/devices/sn-missing/properties/series?key=temp&range=7d',
+    auth: 'user',
+    bad: { url: '/api/devices/sn-missing/properties/series?key=temp&range=2d' },
+  },
+  {
+    method: 'GET',
     path: '/api/devices/{sn}/logs',
     url: '/api/devices/sn-missing/logs',
     auth: 'user',

@@ -42,7 +42,7 @@ export function seriesWindow(query: PropertySeriesQuery, now: Date): SeriesWindo
 
 /**
  * Folds one property's history into buckets in the database (date_bin over the (device, key, ts) index), so the
- * answer stays a few hundred rows whatever the history holds. Buckets are aligned to the Unix epoch.
+ * answer stays a few hundred rows whatever the history holds. Buckets start at `from`, one every `bucketSeconds`.
  */
 export async function propertyBuckets(
   db: DbOrTx,
@@ -50,7 +50,7 @@ export async function propertyBuckets(
   key: string,
   w: SeriesWindow,
 ): Promise<PropertySeries['buckets']> {
-  const bucket = sql`date_bin(make_interval(secs => ${w.bucketSeconds}), ${deviceProperties.ts}, timestamptz '1970-01-01 00:00:00+00')`;
+  const bucket = sql`date_bin(make_interval(secs => ${w.bucketSeconds}), ${deviceProperties.ts}, ${w.from.toISOString()}::timestamptz)`;
   // Booleans chart as 0/1; text values only count.
   const numeric = sql`coalesce(${deviceProperties.num}, ${deviceProperties.bool}::int::float8)`;
   const rows = await db
@@ -70,8 +70,10 @@ export async function propertyBuckets(
         lt(deviceProperties.ts, w.to),
       ),
     )
-    .groupBy(bucket)
-    .orderBy(bucket);
+    // By position: the bucket expression carries parameters, and a repeated copy would get new parameter numbers,
+    // which PostgreSQL does not recognise as the same expression.
+    .groupBy(sql`1`)
+    .orderBy(sql`1`);
   return rows.map((r) => ({
     ts: new Date(Number(r.epoch) * 1000).toISOString(),
     avg: r.avg === null ? null : Number(r.avg),
