@@ -1,0 +1,287 @@
+import { and, asc, count, desc, eq, gte, ilike, inArray, type SQL, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import {
+  type ConfigApply,
+  type ConfigApplyResult,
+  type ConfigApplySummary,
+  type ConfigTemplateItem,
+  type ConfigTemplateListQuery,
+  type configTemplateBody,
+  type configTemplateUpdateBody,
+  mergeDeviceConfig,
+} from '@cellhub/contract/config-templates';
+import type { DeviceConfig } from '@cellhub/contract/device-config';
+import { AppError } from '../../lib/app-error';
+import type { Actor, Deps } from '../../lib/deps';
+import { putDeviceConfig } from '../device-config/device-config.service';
+import { visibleDevice } from '../devices/devices.service';
+import { devices } from '../devices/devices.table';
+import {
+  configApplyResults,
+  configTemplateApplies,
+  type ConfigTemplateRow,
+  configTemplates,
+} from './config-templates.table';
+
+/** Devices of one apply are updated this many at a time. */
+const APPLY_CONCURRENCY = 8;
+
+const ownedBy = (actor: Actor): SQL | undefined =>
+  actor.role === 'admin' ? undefined : eq(configTemplates.uid, actor.uid);
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function toItem(row: ConfigTemplateRow, applies: number): ConfigTemplateItem {
+  return {
+    id: row.id,
+    uid: row.uid,
+    name: row.name,
+    description: row.description,
+    config: row.config,
+    applies,
+    createdat: row.createdat.toISOString(),
+    updatedat: row.updatedat.toISOString(),
+  };
+}
+
+/** The template if the actor may use it; otherwise 10107, exactly as if it did not exist. */
+async function visibleTemplate(deps: Deps, actor: Actor, id: number): Promise<ConfigTemplateRow> {
+  const [row] = await deps.db
+    .select()
+    .from(configTemplates)
+    .where(and(eq(configTemplates.id, id), ownedBy(actor)));
+  if (!row) throw new AppError(10107);
+  return row;
+}
+
+async function applyCounts(deps: Deps, ids: number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await deps.db
+    .select({ id: configTemplateApplies.templateId, n: count() })
+    .from(configTemplateApplies)
+    .where(inArray(configTemplateApplies.templateId, ids))
+    .groupBy(configTemplateApplies.templateId);
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+export async function listConfigTemplates(
+  deps: Deps,
+  actor: Actor,
+  query: ConfigTemplateListQuery,
+): Promise<{ items: ConfigTemplateItem[]; total: number }> {
+  const conditions: (SQL | undefined)[] = [ownedBy(actor)];
+  if (query.keyword) conditions.push(ilike(configTemplates.name, `%${escapeLike(query.keyword)}%`));
+  const where = and(...conditions);
+  const [rows, [total]] = await Promise.all([
+    deps.db
+      .select()
+      .from(configTemplates)
+      .where(where)
+      .orderBy(desc(configTemplates.id))
+      .limit(query.per_page)
+      .offset((query.current - 1) * query.per_page),
+    deps.db.select({ n: count() }).from(configTemplates).where(where),
+  ]);
+  const applies = await applyCounts(
+    deps,
+    rows.map((r) => r.id),
+  );
+  return { items: rows.map((r) => toItem(r, applies.get(r.id) ?? 0)), total: total?.n ?? 0 };
+}
+
+export async function getConfigTemplate(deps: Deps, actor: Actor, id: number): Promise<ConfigTemplateItem> {
+  const row = await visibleTemplate(deps, actor, id);
+  return toItem(row, (await applyCounts(deps, [id])).get(id) ?? 0);
+}
+
+export async function createConfigTemplate(
+  deps: Deps,
+  actor: Actor,
+  body: z.output<typeof configTemplateBody>,
+): Promise<ConfigTemplateItem> {
+  const [row] = await deps.db
+    .insert(configTemplates)
+    .values({ uid: actor.uid, name: body.name, description: body.description, config: body.config })
+    .returning();
+  if (!row) throw new AppError(10109);
+  return toItem(row, 0);
+}
+
+export async function updateConfigTemplate(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  body: z.output<typeof configTemplateUpdateBody>,
+): Promise<ConfigTemplateItem> {
+  const current = await visibleTemplate(deps, actor, id);
+  const [row] = await deps.db
+    .update(configTemplates)
+    .set({
+      name: body.name ?? current.name,
+      description: body.description ?? current.description,
+      config: body.config ?? current.config,
+    })
+    .where(eq(configTemplates.id, id))
+    .returning();
+  if (!row) throw new AppError(10110);
+  return toItem(row, (await applyCounts(deps, [id])).get(id) ?? 0);
+}
+
+export async function deleteConfigTemplate(deps: Deps, actor: Actor, id: number): Promise<void> {
+  await visibleTemplate(deps, actor, id);
+  await deps.db.delete(configTemplates).where(eq(configTemplates.id, id));
+}
+
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+interface ApplyOutcome {
+  sn: string;
+  deviceId: number | null;
+  version: number | null;
+  sent: boolean;
+}
+
+/**
+ * Merges the template into each device's expected configuration and hands it to the device configuration service
+ * (version bump, device log, audit row, device.config event, push when online). A device that is not the caller's
+ * is reported `not_found` and left alone.
+ *
+ * The read-merge-write of one device is not atomic: an edit of the same device's configuration landing between the
+ * read and the write is overwritten by the merged result (of the older read). The service has no merge entry point.
+ */
+export async function applyConfigTemplate(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  sns: string[],
+): Promise<ConfigApply> {
+  const template = await visibleTemplate(deps, actor, id);
+  const patch = template.config as DeviceConfig;
+  const [apply] = await deps.db
+    .insert(configTemplateApplies)
+    .values({ templateId: template.id, uid: actor.uid, total: sns.length })
+    .returning();
+  if (!apply) throw new AppError(10109);
+  const outcomes = await mapLimited(sns, APPLY_CONCURRENCY, async (sn): Promise<ApplyOutcome> => {
+    let device;
+    try {
+      device = await visibleDevice(deps, actor, sn);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 10117)
+        return { sn, deviceId: null, version: null, sent: false };
+      throw err;
+    }
+    const merged = mergeDeviceConfig(device.expectConfig as DeviceConfig, patch);
+    const state = await putDeviceConfig(deps, actor, sn, merged);
+    return { sn, deviceId: device.id, version: state.expect_config_version, sent: state.sent === true };
+  });
+  await deps.db.insert(configApplyResults).values(
+    outcomes.map((o, position) => ({
+      applyId: apply.id,
+      position,
+      sn: o.sn,
+      deviceId: o.deviceId,
+      version: o.version,
+      sent: o.sent,
+    })),
+  );
+  const results = await applyResults(deps, apply.id);
+  return { ...toSummary(apply, results.filter((r) => r.status === 'synced').length), results };
+}
+
+function toSummary(row: typeof configTemplateApplies.$inferSelect, synced: number): ConfigApplySummary {
+  return {
+    id: row.id,
+    template_id: row.templateId,
+    total: row.total,
+    synced,
+    createdat: row.createdat.toISOString(),
+  };
+}
+
+async function applyResults(deps: Deps, applyId: number): Promise<ConfigApplyResult[]> {
+  const rows = await deps.db
+    .select({
+      r: configApplyResults,
+      configVersion: devices.configVersion,
+      online: devices.online,
+    })
+    .from(configApplyResults)
+    .leftJoin(devices, eq(devices.id, configApplyResults.deviceId))
+    .where(eq(configApplyResults.applyId, applyId))
+    .orderBy(asc(configApplyResults.position));
+  return rows.map(({ r, configVersion, online }) => ({
+    sn: r.sn,
+    status:
+      r.version === null
+        ? 'not_found'
+        : configVersion !== null && configVersion >= r.version
+          ? 'synced'
+          : 'pending',
+    version: r.version,
+    config_version: configVersion,
+    online: online === null ? null : online === 1 ? 1 : 0,
+    sent: r.sent,
+  }));
+}
+
+export async function listApplies(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  page: { current: number; per_page: number },
+): Promise<{ items: ConfigApplySummary[]; total: number }> {
+  await visibleTemplate(deps, actor, id);
+  const where = eq(configTemplateApplies.templateId, id);
+  const [rows, [total]] = await Promise.all([
+    deps.db
+      .select()
+      .from(configTemplateApplies)
+      .where(where)
+      .orderBy(desc(configTemplateApplies.id))
+      .limit(page.per_page)
+      .offset((page.current - 1) * page.per_page),
+    deps.db.select({ n: count() }).from(configTemplateApplies).where(where),
+  ]);
+  const synced = new Map<number, number>();
+  if (rows.length > 0) {
+    const counts = await deps.db
+      .select({ applyId: configApplyResults.applyId, n: count() })
+      .from(configApplyResults)
+      .innerJoin(devices, eq(devices.id, configApplyResults.deviceId))
+      .where(
+        and(
+          inArray(
+            configApplyResults.applyId,
+            rows.map((r) => r.id),
+          ),
+          gte(devices.configVersion, sql`${configApplyResults.version}`),
+        ),
+      )
+      .groupBy(configApplyResults.applyId);
+    for (const c of counts) synced.set(c.applyId, c.n);
+  }
+  return { items: rows.map((r) => toSummary(r, synced.get(r.id) ?? 0)), total: total?.n ?? 0 };
+}
+
+export async function getApply(deps: Deps, actor: Actor, id: number, applyId: number): Promise<ConfigApply> {
+  await visibleTemplate(deps, actor, id);
+  const [row] = await deps.db
+    .select()
+    .from(configTemplateApplies)
+    .where(and(eq(configTemplateApplies.id, applyId), eq(configTemplateApplies.templateId, id)));
+  if (!row) throw new AppError(10107);
+  const results = await applyResults(deps, row.id);
+  return { ...toSummary(row, results.filter((r) => r.status === 'synced').length), results };
+}
