@@ -43,6 +43,8 @@ export const deviceUpdateBody = z
 export type DeviceUpdateBody = z.input<typeof deviceUpdateBody>;
 
 export const deviceListQuery = pageQuery.extend({
+  /** Up to 1000 so an export pages through a large fleet in few requests. */
+  per_page: z.coerce.number().int().min(1).max(1000).default(20),
   /** Matches sn, name, imei, iccid. */
   keyword: z.string().trim().max(64).optional(),
   product_key: z.string().regex(PRODUCT_KEY_RULE).optional(),
@@ -94,6 +96,113 @@ export const deviceItem = z.object({
   updatedat: iso,
 });
 export type DeviceItem = z.infer<typeof deviceItem>;
+
+/** A row of GET /api/devices: the device, its owner's username (null in stock) and its latest value per property. */
+export const deviceListItem = deviceItem.extend({
+  owner: z.string().nullable(),
+  last_values: z.record(z.string(), propertyValue),
+});
+export type DeviceListItem = z.infer<typeof deviceListItem>;
+
+// --- bind / unbind ------------------------------------------------------------------------------------------
+/**
+ * A user claims an in-stock device (no owner) with its sn and its secret, as printed on the label or given by the
+ * seller: knowing a serial number alone is not proof of holding the device. Unknown sn and wrong secret answer
+ * alike (10117); a device with an owner answers 11014.
+ */
+export const deviceBindBody = z.object({
+  sn: z.string().trim().regex(SN_RULE, 'sn_rule'),
+  secret: z.string().trim().min(1).max(128),
+});
+export type DeviceBindBody = z.input<typeof deviceBindBody>;
+
+// --- import -------------------------------------------------------------------------------------------------
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+export const MAX_IMPORT_ROWS = 5000;
+/** Columns an import file may have (first row = headers, `sn` required); other columns are ignored. */
+export const DEVICE_IMPORT_COLUMNS = [
+  'sn',
+  'name',
+  'imei',
+  'iccid',
+  'imsi',
+  'phone',
+  'address',
+  'description',
+] as const;
+export type DeviceImportColumn = (typeof DEVICE_IMPORT_COLUMNS)[number];
+
+/** One data row of an import file, checked cell by cell (empty cells are left out and change nothing). */
+export const deviceImportRow = z.object({
+  sn: z.string().regex(SN_RULE, 'sn_rule'),
+  name: z.string().max(64).optional(),
+  imei: z
+    .string()
+    .regex(/^\d{14,17}$/, 'imei: 14-17 digits')
+    .optional(),
+  iccid: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{18,22}$/, 'iccid: 18-22 digits')
+    .optional(),
+  imsi: z
+    .string()
+    .regex(/^\d{6,15}$/, 'imsi: 6-15 digits')
+    .optional(),
+  phone: z.string().max(32).optional(),
+  address: z.string().max(200).optional(),
+  description: z.string().max(200).optional(),
+});
+export type DeviceImportRow = z.infer<typeof deviceImportRow>;
+
+const flag = z
+  .enum(['0', '1', 'true', 'false'])
+  .optional()
+  .transform((v) => v === '1' || v === 'true');
+/** POST /api/devices/import?product_key=..&update_only=1 with one multipart file (.csv or .xlsx). */
+export const deviceImportQuery = z.object({
+  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
+  /** Only update existing devices of this product; rows of unknown SNs are reported (10117), none is created. */
+  update_only: flag,
+});
+export type DeviceImportQuery = z.input<typeof deviceImportQuery>;
+
+export const DEVICE_IMPORT_RESULTS = [
+  'created',
+  'updated',
+  'exists',
+  'wrong_product',
+  'not_found',
+  'invalid',
+] as const;
+/** One data row: `row` is its line in the file (headers are row 1). */
+export const deviceImportLine = z.object({
+  row: z.number().int(),
+  sn: z.string(),
+  code: z.number().int(),
+  result: z.enum(DEVICE_IMPORT_RESULTS),
+  /** Why an invalid row was refused (field and rule). */
+  message: z.string().optional(),
+});
+export type DeviceImportLine = z.infer<typeof deviceImportLine>;
+export const deviceImportResult = z.object({
+  total: z.number().int(),
+  created: z.number().int(),
+  updated: z.number().int(),
+  failed: z.number().int(),
+  lines: z.array(deviceImportLine),
+});
+export type DeviceImportResult = z.infer<typeof deviceImportResult>;
+
+// --- public page --------------------------------------------------------------------------------------------
+/** GET /api/public/devices/:sn, for the label's QR code: only what anyone holding the device may see. */
+export const publicDevice = z.object({
+  sn: z.string(),
+  name: z.string(),
+  product_name: z.string(),
+  online: z.union([z.literal(0), z.literal(1)]),
+  lastcommunicationat: iso.nullable(),
+});
+export type PublicDevice = z.infer<typeof publicDevice>;
 
 export const deviceDetail = deviceItem.extend({
   /** The MQTT password (PROTOCOL.md); shown to the device's owner and admins. */

@@ -1,25 +1,41 @@
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  deviceBindBody,
   deviceCreateBody,
   deviceCreateLine,
   deviceDetail,
-  deviceItem,
+  deviceImportQuery,
+  deviceImportResult,
+  deviceListItem,
   deviceListQuery,
   deviceUpdateBody,
+  MAX_IMPORT_BYTES,
+  MAX_IMPORT_ROWS,
+  publicDevice,
   snParams,
 } from '@cellhub/contract/devices';
 import { deviceRegisterBody, deviceRegisterResult } from '@cellhub/contract/protocol';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
+import { AppError, formError } from '../../lib/app-error';
 import { actorOf, requestContext } from '../../plugins/auth';
 import { registerDevice } from './device-auth.service';
+import { bindDevice, unbindDevice } from './device-bind.service';
+import { readImportFile } from './device-import-file';
+import { importDevices } from './device-import.service';
+import { getPublicDevice } from './public-device.service';
 import { createDevices, deleteDevice, getDevice, listDevices, updateDevice } from './devices.service';
 
 /** Devices: a user sees and acts on their own devices only, admins on all; not-yours answers 10117. */
 export async function devicesRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['devices'];
+  // Only the import route reads multipart bodies; registering here keeps the parser out of every other route.
+  await app.register(multipart, {
+    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10, parts: 11 },
+  });
 
   r.get(
     '/api/devices',
@@ -28,7 +44,7 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: 'List devices (keyword matches sn, name, imei, iccid; product_key; online=0|1)',
         querystring: deviceListQuery,
-        response: listResponses(deviceItem, ...SIGNED_IN),
+        response: listResponses(deviceListItem, ...SIGNED_IN),
       },
     },
     async (req) => {
@@ -94,6 +110,95 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
       await deleteDevice(app.deps, actorOf(req), req.params.sn);
       return ok(null);
     },
+  );
+
+  r.post(
+    '/api/devices/bind',
+    {
+      schema: {
+        tags,
+        summary:
+          'Claim an in-stock device with its sn and secret: 10117 unknown sn or wrong secret, 11014 already bound',
+        body: deviceBindBody,
+        response: responses(deviceDetail, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await bindDevice(app.deps, actorOf(req), req.body)),
+  );
+
+  r.post(
+    '/api/devices/:sn/unbind',
+    {
+      schema: {
+        tags,
+        summary:
+          'Owner or admin: back to stock (no owner); the secret is rotated and registration reopened, the ' +
+          'connection made with the old secret is dropped',
+        params: snParams,
+        response: responses(z.null(), ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      await unbindDevice(app.deps, actorOf(req), req.params.sn);
+      return ok(null);
+    },
+  );
+
+  r.post(
+    '/api/devices/import',
+    {
+      schema: {
+        tags,
+        summary:
+          `Import devices of a product from one multipart file (.csv UTF-8 or .xlsx, first row = headers, ` +
+          `column sn required; name, imei, iccid, imsi, phone, address, description optional; at most ` +
+          `${MAX_IMPORT_ROWS} rows and ${MAX_IMPORT_BYTES / 1024 / 1024} MB). Existing devices of the product are ` +
+          `updated, new ones created unless update_only; one result per row. 413/50001 too large, 415/50002 ` +
+          `not csv/xlsx`,
+        consumes: ['multipart/form-data'],
+        querystring: deviceImportQuery,
+        response: responses(deviceImportResult, ...SIGNED_IN, 413),
+      },
+    },
+    async (req) => {
+      if (!req.isMultipart()) throw new AppError(50002, 415, 'Send the file as multipart/form-data');
+      let rows;
+      try {
+        const file = await req.file();
+        if (!file) throw formError('file', 'required');
+        rows = await readImportFile(await file.toBuffer(), file.filename);
+      } catch (err) {
+        // The multipart limits (file size, part counts) all answer 413.
+        if (!(err instanceof AppError) && (err as { statusCode?: number }).statusCode === 413) {
+          throw new AppError(50001);
+        }
+        throw err;
+      }
+      return ok(
+        await importDevices(
+          app.deps,
+          actorOf(req),
+          { productKey: req.query.product_key, updateOnly: req.query.update_only },
+          rows,
+        ),
+      );
+    },
+  );
+
+  r.get(
+    '/api/public/devices/:sn',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Public page of a device (QR code on its label): name, product, online, last seen; 10117 when unknown; ' +
+          '60 requests per minute per address',
+        params: snParams,
+        response: responses(publicDevice),
+      },
+    },
+    async (req) => ok(await getPublicDevice(app.deps, requestContext(req), req.params.sn)),
   );
 
   r.post(

@@ -6,17 +6,18 @@ import {
   type DeviceCreateLine,
   type DeviceDetail,
   type DeviceItem,
+  type DeviceListItem,
   type DeviceListQuery,
   type deviceUpdateBody,
 } from '@cellhub/contract/devices';
-import { SN_RULE } from '@cellhub/contract/protocol';
+import { type PropertyValue, SN_RULE } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { products } from '../products/products.table';
 import { visibleProduct } from '../products/products.service';
-import { deviceProperties } from '../telemetry/telemetry.table';
+import { deviceProperties, devicePropertyLatest } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
@@ -175,7 +176,7 @@ export async function listDevices(
   deps: Deps,
   actor: Actor,
   query: DeviceListQuery,
-): Promise<{ items: DeviceItem[]; total: number }> {
+): Promise<{ items: DeviceListItem[]; total: number }> {
   const conditions: (SQL | undefined)[] = [visibleTo(actor)];
   if (query.keyword) {
     const like = `%${escapeLike(query.keyword)}%`;
@@ -193,16 +194,42 @@ export async function listDevices(
   const where = and(...conditions);
   const [rows, [total]] = await Promise.all([
     deps.db
-      .select({ d: devices, productName: products.name })
+      .select({ d: devices, productName: products.name, owner: users.username })
       .from(devices)
       .innerJoin(products, eq(products.productKey, devices.productKey))
+      .leftJoin(users, eq(users.id, devices.uid))
       .where(where)
       .orderBy(desc(devices.id))
       .limit(query.per_page)
       .offset((query.current - 1) * query.per_page),
     deps.db.select({ n: count() }).from(devices).where(where),
   ]);
-  return { items: rows.map((r) => toDeviceItem(r.d, r.productName)), total: total?.n ?? 0 };
+  // One indexed lookup for the whole page: the latest-value table is keyed by (device_id, key).
+  const latest = rows.length
+    ? await deps.db
+        .select()
+        .from(devicePropertyLatest)
+        .where(
+          inArray(
+            devicePropertyLatest.deviceId,
+            rows.map((r) => r.d.id),
+          ),
+        )
+    : [];
+  const values = new Map<number, Record<string, PropertyValue>>();
+  for (const l of latest) {
+    const v = values.get(l.deviceId) ?? {};
+    v[l.key] = l.num ?? l.txt ?? l.bool ?? 0;
+    values.set(l.deviceId, v);
+  }
+  return {
+    items: rows.map((r) => ({
+      ...toDeviceItem(r.d, r.productName),
+      owner: r.owner,
+      last_values: values.get(r.d.id) ?? {},
+    })),
+    total: total?.n ?? 0,
+  };
 }
 
 async function productName(db: DbOrTx, productKey: string): Promise<string> {

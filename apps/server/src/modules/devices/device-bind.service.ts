@@ -1,0 +1,99 @@
+import { timingSafeEqual } from 'node:crypto';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { deviceBindBody, DeviceDetail } from '@cellhub/contract/devices';
+import { AppError } from '../../lib/app-error';
+import type { Actor, Deps } from '../../lib/deps';
+import { writeAudit } from '../audit/audit.service';
+import { writeDeviceLog } from '../device-log/device-log.service';
+import {
+  deviceSecretContext,
+  findDeviceBySn,
+  getDevice,
+  newDeviceSecret,
+  visibleDevice,
+} from './devices.service';
+import { devices } from './devices.table';
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * A user claims an in-stock device. The secret proves they hold the device (or its label); an unknown sn and a
+ * wrong secret answer alike (10117) so the route cannot be used to probe serial numbers. Only with the right
+ * secret does an owned device answer 11014.
+ */
+export async function bindDevice(
+  deps: Deps,
+  actor: Actor,
+  input: z.infer<typeof deviceBindBody>,
+): Promise<DeviceDetail> {
+  const d = await findDeviceBySn(deps.db, input.sn);
+  if (!d || !sameSecret(deps.box.decrypt(d.secret, deviceSecretContext(d.sn)), input.secret)) {
+    throw new AppError(10117);
+  }
+  if (d.uid !== null) throw new AppError(11014);
+  const claimed = await deps.db.transaction(async (tx) => {
+    // Two users racing for one device: the conditional update lets exactly one win.
+    const rows = await tx
+      .update(devices)
+      .set({ uid: actor.uid })
+      .where(and(eq(devices.id, d.id), isNull(devices.uid)))
+      .returning({ id: devices.id });
+    if (rows.length === 0) return false;
+    await writeDeviceLog(tx, {
+      deviceId: d.id,
+      event: 'updated',
+      detail: { by: actor.username, bind: actor.uid },
+    });
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'device_update',
+      target: `device:${d.sn}`,
+      ip: actor.ip,
+      detail: { op: 'bind', uid: actor.uid },
+    });
+    return true;
+  });
+  if (!claimed) throw new AppError(11014);
+  // The gateway caches the owner: live events must now go to the new owner.
+  deps.link.invalidate(d.sn);
+  return getDevice(deps, actor, d.sn);
+}
+
+/**
+ * The owner (or an admin) gives a device back to stock. Its secret is rotated, so the previous owner's copy stops
+ * working, and its registration is reopened: the device fetches the new secret by dynamic registration, or it is
+ * provisioned again. Its current connection, made with the old secret, is dropped.
+ */
+export async function unbindDevice(deps: Deps, actor: Actor, sn: string): Promise<void> {
+  const d = await visibleDevice(deps, actor, sn);
+  if (d.uid === null) throw new AppError(10118, 400, 'Device is not bound');
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .update(devices)
+      .set({
+        uid: null,
+        secret: deps.box.encrypt(newDeviceSecret(), deviceSecretContext(d.sn)),
+        registeredat: null,
+      })
+      .where(eq(devices.id, d.id));
+    await writeDeviceLog(tx, {
+      deviceId: d.id,
+      event: 'updated',
+      detail: { by: actor.username, unbind: d.uid, secret: 'rotated' },
+    });
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'device_update',
+      target: `device:${d.sn}`,
+      ip: actor.ip,
+      detail: { op: 'unbind', previous_uid: d.uid },
+    });
+  });
+  deps.link.invalidate(d.sn);
+  deps.link.kick(d.sn, 'unbound');
+}
