@@ -10,6 +10,8 @@ import type { Deps } from './lib/deps';
 import { LogSmsProvider, type SmsProvider } from './lib/sms';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
+import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { deviceConfigRoutes } from './modules/device-config/device-config.routes';
 import { deviceLogRoutes } from './modules/device-log/device-log.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
@@ -17,6 +19,7 @@ import { healthRoutes } from './modules/health/health.routes';
 import { productsRoutes } from './modules/products/products.routes';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
 import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
+import { userCommandsRoutes } from './modules/user-commands/user-commands.routes';
 import { userRoutes } from './modules/user/user.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { ensureInitialAdmin } from './modules/users/users.service';
@@ -138,6 +141,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(deviceConfigRoutes);
     await app.register(telemetryRoutes);
     await app.register(deviceLogRoutes);
+    await app.register(userCommandsRoutes);
+    await app.register(configTemplatesRoutes);
+    await app.register(dashboardRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.
