@@ -20,6 +20,7 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   '500': () => import('../features/exception/pages/exception-500-page'),
   notFound,
   Workplace: () => import('../features/dashboard/pages/workplace-page'),
+  DeviceDetail: () => import('../features/device/pages/device-detail-page'),
   Monitor: () => import('../features/dashboard/pages/monitor-page'),
   SearchTable: () => import('../features/demo/pages/search-table-page'),
   Card: () => import('../features/demo/pages/card-list-page'),

@@ -1,0 +1,134 @@
+import { Card, Empty, Radio, Select, Space, Spin, Table, Typography } from '@arco-design/web-react';
+import type { DeviceDetail } from '@cellhub/contract/devices';
+import type { ProductProperty } from '@cellhub/contract/products';
+import type { SeriesRange } from '@cellhub/contract/property-series';
+import { useCallback, useMemo, useState } from 'react';
+import { Chart, type ChartTheme } from '../../../../components/chart/chart';
+import { formatTime } from '../../../../lib/format-time';
+import { useLocale, useLocaleState } from '../../../../lib/i18n';
+import { usePropertySeries, useProductProperties } from '../../detail-api';
+import locale from '../../locale/detail-index';
+import { bucketLabel, seriesOption } from './series-option';
+
+const RANGES: SeriesRange[] = ['24h', '7d', '15d', '30d'];
+
+/** Latest values (live from the page's event stream) and the history chart of one property. */
+export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
+  const t = useLocale(locale);
+  const { locale: lang } = useLocaleState();
+  const { data: defs } = useProductProperties(d.product_key);
+  const byKey = useMemo(() => new Map((defs ?? []).map((p) => [p.key, p])), [defs]);
+  const nameOf = useCallback(
+    (key: string) => {
+      const p = byKey.get(key);
+      if (!p) return key;
+      return (lang === 'en-US' && p.name_us) || p.name || key;
+    },
+    [byKey, lang],
+  );
+  const unitOf = (key: string) => byKey.get(key)?.unit ?? '';
+
+  // Chartable: numbers and booleans the device reported, and numeric properties the product defines.
+  const chartKeys = useMemo(() => {
+    const keys = new Set<string>();
+    for (const p of d.properties) if (typeof p.value !== 'string') keys.add(p.key);
+    for (const p of defs ?? [])
+      if ((p as ProductProperty).datatype !== 'string' && p.charttype !== 'none') keys.add(p.key);
+    return [...keys].sort();
+  }, [d.properties, defs]);
+
+  const [picked, setPicked] = useState<string | undefined>();
+  const key = picked && chartKeys.includes(picked) ? picked : chartKeys[0];
+  const [range, setRange] = useState<SeriesRange>('24h');
+  const series = usePropertySeries(d.sn, key, range);
+  const unit = key ? unitOf(key) : '';
+
+  const option = useCallback(
+    (theme: ChartTheme) =>
+      seriesOption(
+        series.data!,
+        {
+          avg: t('deviceDetail.chart.avg'),
+          min: t('deviceDetail.chart.min'),
+          max: t('deviceDetail.chart.max'),
+          band: t('deviceDetail.chart.range'),
+          unit,
+        },
+        theme,
+      ),
+    [series.data, t, unit],
+  );
+
+  return (
+    <Space direction="vertical" size={16} style={{ width: '100%' }}>
+      <Card bordered={false} title={t('deviceDetail.latest')}>
+        <Table
+          rowKey="key"
+          pagination={false}
+          data={d.properties}
+          data-testid="device-latest"
+          noDataElement={<Empty description={t('deviceDetail.latest.none')} />}
+          columns={[
+            { title: t('deviceDetail.latest.key'), dataIndex: 'key' },
+            { title: t('deviceDetail.latest.name'), render: (_: unknown, p) => nameOf(p.key) },
+            {
+              title: t('deviceDetail.latest.value'),
+              render: (_: unknown, p) => (
+                <span data-testid={`latest-${p.key}`}>
+                  {String(p.value)}
+                  {unitOf(p.key) ? ` ${unitOf(p.key)}` : ''}
+                </span>
+              ),
+            },
+            { title: t('deviceDetail.latest.ts'), render: (_: unknown, p) => formatTime(p.ts) },
+          ]}
+        />
+      </Card>
+      <Card
+        bordered={false}
+        title={t('deviceDetail.chart')}
+        extra={
+          <Space wrap>
+            <Select
+              style={{ width: 200 }}
+              placeholder={t('deviceDetail.chart.property')}
+              value={key}
+              onChange={(v: string) => setPicked(v)}
+              options={chartKeys.map((k) => ({
+                label: nameOf(k) === k ? k : `${nameOf(k)} (${k})`,
+                value: k,
+              }))}
+              data-testid="chart-property"
+            />
+            <Radio.Group type="button" value={range} onChange={(v: SeriesRange) => setRange(v)}>
+              {RANGES.map((r) => (
+                <Radio key={r} value={r}>
+                  {t(`deviceDetail.chart.range.${r}`)}
+                </Radio>
+              ))}
+            </Radio.Group>
+          </Space>
+        }
+      >
+        {!key ? (
+          <Empty description={t('deviceDetail.chart.noProperty')} />
+        ) : !series.data ? (
+          <div style={{ height: 320, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
+            <Spin />
+          </div>
+        ) : series.data.buckets.length === 0 ? (
+          <div style={{ height: 320, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
+            <Empty description={t('deviceDetail.chart.empty')} />
+          </div>
+        ) : (
+          <div data-testid="property-chart">
+            <Chart option={option} height={320} />
+            <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+              {t('deviceDetail.chart.bucket', { size: bucketLabel(series.data.bucket_seconds) })}
+            </Typography.Text>
+          </div>
+        )}
+      </Card>
+    </Space>
+  );
+}

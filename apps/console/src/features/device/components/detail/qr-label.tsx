@@ -1,0 +1,79 @@
+import { Button, Modal, Space } from '@arco-design/web-react';
+import { IconPrinter } from '@arco-design/web-react/icon';
+import { useEffect, useState } from 'react';
+import { createPortal } from 'react-dom';
+import QrCodeSvg from '../../../../components/qr-code-svg';
+import { useLocale } from '../../../../lib/i18n';
+import locale from '../../locale/detail-index';
+import styles from './detail.module.css';
+
+/** The public page a phone opens from the label: no sign-in, only what is safe to show. */
+export const qrUrl = (sn: string) => `${window.location.origin}/qrcode/d/${encodeURIComponent(sn)}`;
+
+function Label({ sn, name, product }: { sn: string; name: string; product: string }) {
+  return (
+    <div className={styles.label}>
+      <QrCodeSvg value={qrUrl(sn)} size={132} />
+      <div className={styles.labelText}>
+        <span className={styles.labelSn}>{sn}</span>
+        {name && <span>{name}</span>}
+        {product && <span>{product}</span>}
+      </div>
+    </div>
+  );
+}
+
+/** The QR code card body: the code, its URL and a printable label (sn and name beside the code). */
+export default function QrLabel({ sn, name, product }: { sn: string; name: string; product: string }) {
+  const t = useLocale(locale);
+  const [open, setOpen] = useState(false);
+  const [printing, setPrinting] = useState(false);
+
+  useEffect(() => {
+    if (!printing) return;
+    document.body.classList.add('device-label-printing');
+    const done = () => setPrinting(false);
+    window.addEventListener('afterprint', done);
+    // Printing waits until the sheet is in the page.
+    const timer = setTimeout(() => window.print(), 50);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener('afterprint', done);
+      document.body.classList.remove('device-label-printing');
+    };
+  }, [printing]);
+
+  return (
+    <Space direction="vertical" size={12} align="center" style={{ width: '100%' }}>
+      <QrCodeSvg value={qrUrl(sn)} size={148} />
+      <div className={styles.url} data-testid="device-qr-url">
+        {qrUrl(sn)}
+      </div>
+      <div className={styles.url}>{t('deviceDetail.qr.hint')}</div>
+      <Button icon={<IconPrinter />} onClick={() => setOpen(true)}>
+        {t('deviceDetail.printLabel')}
+      </Button>
+      <Modal
+        title={t('deviceDetail.qr.title')}
+        visible={open}
+        onCancel={() => setOpen(false)}
+        footer={
+          <Button type="primary" icon={<IconPrinter />} onClick={() => setPrinting(true)}>
+            {t('deviceDetail.qr.print')}
+          </Button>
+        }
+      >
+        <div style={{ display: 'flex', justifyContent: 'center' }} data-testid="device-label-preview">
+          <Label sn={sn} name={name} product={product} />
+        </div>
+      </Modal>
+      {printing &&
+        createPortal(
+          <div className={styles.sheet}>
+            <Label sn={sn} name={name} product={product} />
+          </div>,
+          document.body,
+        )}
+    </Space>
+  );
+}

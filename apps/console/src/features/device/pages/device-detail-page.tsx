@@ -1,0 +1,141 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Result,
+  Skeleton,
+  Space,
+  Tabs,
+  Tooltip,
+  Typography,
+} from '@arco-design/web-react';
+import { IconRefresh } from '@arco-design/web-react/icon';
+import type { DeviceDetail } from '@cellhub/contract/devices';
+import type { DeviceEvent } from '@cellhub/contract/realtime';
+import { useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useParams, useSearchParams } from 'react-router';
+import { PageContainer } from '../../../components/page-container';
+import { useLocale } from '../../../lib/i18n';
+import { useDeviceEvents } from '../../../lib/realtime';
+import { ApiError } from '../../../lib/request';
+import CommandsPanel from '../components/detail/commands-panel';
+import ConfigPanel from '../components/detail/config-panel';
+import DeviceLogPanel from '../components/detail/device-log-panel';
+import { applyDeviceEvent } from '../components/detail/live-merge';
+import OverviewPanel, { OnlineBadge } from '../components/detail/overview-panel';
+import PropertiesPanel from '../components/detail/properties-panel';
+import { detailKeys, useDeviceDetail } from '../detail-api';
+import locale from '../locale/detail-index';
+
+const TABS = ['overview', 'properties', 'commands', 'logs', 'config'] as const;
+type Tab = (typeof TABS)[number];
+
+/** /device/detail/:productKey/:sn — one device: information, data, commands, log and configuration, live. */
+export default function DeviceDetailPage() {
+  const t = useLocale(locale);
+  const { sn = '' } = useParams();
+  const navigate = useNavigate();
+  const [search, setSearch] = useSearchParams();
+  const wanted = search.get('tab');
+  const tab: Tab = (TABS as readonly string[]).includes(wanted ?? '') ? (wanted as Tab) : 'overview';
+  const qc = useQueryClient();
+  const detail = useDeviceDetail(sn);
+
+  const live = useDeviceEvents({ sns: [sn] }, (e: DeviceEvent) => {
+    qc.setQueryData<DeviceDetail>(detailKeys.device(sn), (d) => (d ? applyDeviceEvent(d, e) : d));
+    if (e.type === 'device.command') void qc.invalidateQueries({ queryKey: detailKeys.commands(sn) });
+    if (e.type === 'device.config') void qc.invalidateQueries({ queryKey: detailKeys.config(sn) });
+    if (e.type !== 'device.properties') void qc.invalidateQueries({ queryKey: detailKeys.logs(sn) });
+  });
+
+  if (detail.isError) {
+    const missing = detail.error instanceof ApiError && detail.error.answered;
+    return (
+      <PageContainer>
+        <Card bordered={false}>
+          <Result
+            status={missing ? '404' : 'error'}
+            title={t(missing ? 'deviceDetail.notFound' : 'deviceDetail.loadFailed')}
+            extra={
+              <Space>
+                <Button onClick={() => navigate('/device/list')}>{t('deviceDetail.backToList')}</Button>
+                {!missing && (
+                  <Button type="primary" onClick={() => detail.refetch()}>
+                    {t('common.retry')}
+                  </Button>
+                )}
+              </Space>
+            }
+          />
+        </Card>
+      </PageContainer>
+    );
+  }
+
+  const d = detail.data;
+  if (!d)
+    return (
+      <PageContainer>
+        <Card bordered={false}>
+          <Skeleton text={{ rows: 8 }} animation />
+        </Card>
+      </PageContainer>
+    );
+
+  return (
+    <PageContainer>
+      <Card bordered={false} bodyStyle={{ paddingBottom: 0 }}>
+        <Space style={{ width: '100%', justifyContent: 'space-between' }} align="start">
+          <Space direction="vertical" size={4}>
+            <Space size={12} align="center">
+              <Typography.Title heading={5} style={{ margin: 0 }} data-testid="device-title">
+                {d.name || d.sn}
+              </Typography.Title>
+              <span data-testid="device-status">
+                <OnlineBadge d={d} t={t} />
+              </span>
+            </Space>
+            <Typography.Text type="secondary">
+              {d.sn} · {d.product_name}
+            </Typography.Text>
+          </Space>
+          <Space>
+            <Tooltip content={live === 'open' ? t('deviceDetail.live') : t('deviceDetail.liveLost')}>
+              <Badge status={live === 'open' ? 'processing' : 'warning'} text={t('deviceDetail.live')} />
+            </Tooltip>
+            <Button
+              icon={<IconRefresh />}
+              aria-label={t('common.refresh')}
+              onClick={() => qc.invalidateQueries({ queryKey: detailKeys.all(sn) })}
+            />
+          </Space>
+        </Space>
+        <Tabs
+          activeTab={tab}
+          onChange={(k) =>
+            setSearch(
+              (prev) => {
+                const next = new URLSearchParams(prev);
+                if (k === 'overview') next.delete('tab');
+                else next.set('tab', k);
+                return next;
+              },
+              { replace: true },
+            )
+          }
+          style={{ marginTop: 12 }}
+          headerPadding={false}
+        >
+          {TABS.map((k) => (
+            <Tabs.TabPane key={k} title={t(`deviceDetail.tab.${k}`)} />
+          ))}
+        </Tabs>
+      </Card>
+      {tab === 'overview' && <OverviewPanel d={d} />}
+      {tab === 'properties' && <PropertiesPanel d={d} />}
+      {tab === 'commands' && <CommandsPanel d={d} />}
+      {tab === 'logs' && <DeviceLogPanel sn={d.sn} />}
+      {tab === 'config' && <ConfigPanel sn={d.sn} />}
+    </PageContainer>
+  );
+}
