@@ -29,13 +29,15 @@ import {
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { propertyRulesOf } from '../modules/products/products.service';
 import {
-  type PropertyRowIn,
-  PropertyWriter,
+  countValues,
   DEFAULT_WRITER_OPTIONS,
+  type PropertyItem,
+  PropertyWriter,
 } from '../modules/telemetry/property-writer';
 import { storeRaw } from '../modules/telemetry/telemetry.service';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
+import { fastPropertyUp } from './property-parse';
 
 /** What the gateway needs from a broker: publish downlinks and drop connections. */
 export interface BrokerAdapter {
@@ -110,6 +112,28 @@ function validate<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
 
 const datatypeOf = (v: PropertyValue) => (typeof v === 'boolean' ? 'bool' : typeof v);
 
+interface RulesEntry {
+  at: number;
+  rules: Promise<Map<string, string>>;
+  value?: Map<string, string>;
+}
+
+/** Refuses keys the product does not define and values of the wrong datatype. */
+function checkRules(rules: Map<string, string>, items: readonly PropertyItem[]): void {
+  for (const item of items) {
+    for (const key in item.params) {
+      const datatype = rules.get(key);
+      if (!datatype)
+        throw new Rejection(`unknown property "${key}"`, 70003, [{ field: key, message: 'unknown' }]);
+      if (datatype !== datatypeOf(item.params[key]!)) {
+        throw new Rejection(`property "${key}" must be ${datatype}`, 70003, [
+          { field: key, message: `expected ${datatype}` },
+        ]);
+      }
+    }
+  }
+}
+
 /**
  * The device side of the server, whichever broker carries the messages: routes every uplink kind of PROTOCOL.md to
  * its service, answers on the right down topic, keeps presence, and drops (and counts) whatever breaks the rules.
@@ -127,7 +151,7 @@ export class DeviceGateway implements DeviceLink {
   private touched = new Set<number>();
   private rejectedCounts = new Map<number, number>();
   private rejectLogWindow = new Map<number, { start: number; n: number }>();
-  private rules = new Map<string, { at: number; rules: Promise<Map<string, string>> }>();
+  private rules = new Map<string, RulesEntry>();
   private timer: NodeJS.Timeout;
   private commandTimer: NodeJS.Timeout;
 
@@ -320,13 +344,20 @@ export class DeviceGateway implements DeviceLink {
     }
   }
 
-  private propertyRules(productKey: string): Promise<Map<string, string>> {
+  /** Property datatypes of a product (empty: any key goes), cached for 30 s; synchronous once loaded. */
+  private propertyRules(productKey: string): Map<string, string> | Promise<Map<string, string>> {
     const hit = this.rules.get(productKey);
-    if (hit && Date.now() - hit.at < 30_000) return hit.rules;
-    const rules = propertyRulesOf(this.deps.db, productKey) as Promise<Map<string, string>>;
-    this.rules.set(productKey, { at: Date.now(), rules });
-    rules.catch(() => this.rules.delete(productKey));
-    return rules;
+    if (hit && Date.now() - hit.at < 30_000) return hit.value ?? hit.rules;
+    const entry: RulesEntry = {
+      at: Date.now(),
+      rules: (propertyRulesOf(this.deps.db, productKey) as Promise<Map<string, string>>).then((value) => {
+        entry.value = value;
+        return value;
+      }),
+    };
+    this.rules.set(productKey, entry);
+    entry.rules.catch(() => this.rules.delete(productKey));
+    return entry.rules;
   }
 
   private async properties(device: DeviceRef, json: unknown, meta: UplinkMeta): Promise<void> {
@@ -335,42 +366,31 @@ export class DeviceGateway implements DeviceLink {
         ? (json as { id: string }).id
         : undefined;
     try {
-      const msg = validate(propertyUp, json, 'property');
-      const nowMs = this.deps.now().getTime();
-      const items = 'items' in msg ? msg.items : [{ ts: msg.ts ?? nowMs, params: msg.params }];
-      const rules = await this.propertyRules(device.productKey);
-      const rows: PropertyRowIn[] = [];
-      for (const item of items) {
-        const ts = new Date(item.ts);
-        for (const [key, value] of Object.entries(item.params)) {
-          if (rules.size > 0) {
-            const datatype = rules.get(key);
-            if (!datatype)
-              throw new Rejection(`unknown property "${key}"`, 70003, [{ field: key, message: 'unknown' }]);
-            if (datatype !== datatypeOf(value)) {
-              throw new Rejection(`property "${key}" must be ${datatype}`, 70003, [
-                { field: key, message: `expected ${datatype}` },
-              ]);
-            }
-          }
-          rows.push({ deviceId: device.id, key, ts, value });
-        }
+      const msg = fastPropertyUp(json) ?? validate(propertyUp, json, 'property');
+      const items: PropertyItem[] =
+        'items' in msg ? msg.items : [{ ts: msg.ts ?? this.deps.now().getTime(), params: msg.params }];
+      const pending = this.propertyRules(device.productKey);
+      const rules = pending instanceof Map ? pending : await pending;
+      if (rules.size > 0) checkRules(rules, items);
+      if (countValues(items) === 0) throw new Rejection('no property values', 10113);
+      let committed = this.writer.tryAdd(device.id, items);
+      while (!committed) {
+        await this.writer.room();
+        committed = this.writer.tryAdd(device.id, items);
       }
-      if (rows.length === 0) throw new Rejection('no property values', 10113);
-      const { committed } = await this.writer.enqueue(rows);
-      const done = committed.then(() => {
-        this.stats.propertyMessages++;
-        if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
-      });
       if (meta.ackOnQueued) {
-        done.catch((err: unknown) => {
-          this.deps.log.error({ err, sn: device.sn }, 'property batch failed after acknowledgement');
-          if (id !== undefined) this.reply(device, 'property_reply', { id, code: 10101 });
-        });
+        committed.then(
+          () => this.propertiesStored(device, id),
+          (err: unknown) => {
+            this.deps.log.error({ err, sn: device.sn }, 'property batch failed after acknowledgement');
+            if (id !== undefined) this.reply(device, 'property_reply', { id, code: 10101 });
+          },
+        );
       } else {
-        await done;
+        await committed;
+        this.propertiesStored(device, id);
       }
-      const newest = items.reduce((a, b) => (b.ts >= a.ts ? b : a));
+      const newest = items.length === 1 ? items[0]! : items.reduce((a, b) => (b.ts >= a.ts ? b : a));
       this.deps.events.publish(
         {
           type: 'device.properties',
@@ -385,6 +405,11 @@ export class DeviceGateway implements DeviceLink {
       if (err instanceof Rejection && id !== undefined) Object.assign(err, { messageId: id });
       throw err;
     }
+  }
+
+  private propertiesStored(device: DeviceRef, id: string | undefined): void {
+    this.stats.propertyMessages++;
+    if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
   }
 
   private async flushCounters(): Promise<void> {

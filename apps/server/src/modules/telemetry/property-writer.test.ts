@@ -31,14 +31,11 @@ describe('property writer', () => {
   it('stores history and latest values, and counts messages per device and day', async () => {
     const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 1000, maxDelayMs: 5, maxQueueRows: 10_000 });
     const [a, b, c] = ids as [number, number, number];
-    const ts = new Date();
+    const ts = Date.now();
     const writes = [
-      w.write([
-        { deviceId: a, key: 'temp', ts, value: 20 },
-        { deviceId: a, key: 'ok', ts, value: true },
-      ]),
-      w.write([{ deviceId: a, key: 'temp', ts: new Date(ts.getTime() + 1), value: 21 }]),
-      w.write([{ deviceId: b, key: 'mode', ts, value: 'auto' }]),
+      w.write(a, [{ ts, params: { temp: 20, ok: true } }]),
+      w.write(a, [{ ts: ts + 1, params: { temp: 21 } }]),
+      w.write(b, [{ ts, params: { mode: 'auto' } }]),
     ];
     w.markActive(c);
     await Promise.all(writes);
@@ -47,7 +44,7 @@ describe('property writer', () => {
 
     // A second batch adds to the counts; a connect of a device with messages leaves its count alone.
     w.markActive(a);
-    await w.write([{ deviceId: c, key: 'temp', ts, value: 5 }]);
+    await w.write(c, [{ ts, params: { temp: 5 } }]);
     await w.flush();
     expect(Object.fromEntries(await dailyStats())).toEqual({ [a]: 2, [b]: 1, [c]: 1 });
 
@@ -60,5 +57,67 @@ describe('property writer', () => {
     );
     expect(rowsOf<{ n: number }>(hist)[0]?.n).toBe(3);
     await w.close();
+  });
+
+  it('keeps device timestamps to the millisecond and every value type, and the newest value as latest', async () => {
+    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 1000, maxDelayMs: 5, maxQueueRows: 10_000 });
+    const b = ids[1]!;
+    const stamps = [946_684_800_000, 1_732_245_678_123, 4_102_444_799_999, 1_700_000_000_001];
+    // Out of order in one message: the latest value must be the one with the newest ts, not the last one.
+    await w.write(
+      b,
+      stamps.map((ts, i) => ({ ts, params: { k: i, s: `q"\\'{},${i}`, f: i % 2 === 0, x: 0.1 + i } })),
+    );
+    await w.close();
+    const res = await t.app.deps.db.execute(sql`
+      select (extract(epoch from ts) * 1000)::bigint::text as ms, key, num, txt, bool from device_properties
+      where device_id = ${b} and key in ('k', 's', 'f', 'x') order by ts, key`);
+    const rows = rowsOf<{ ms: string; key: string; num: number; txt: string; bool: boolean }>(res);
+    const sorted = [...stamps].sort((x, y) => x - y);
+    expect(rows.filter((r) => r.key === 'k').map((r) => Number(r.ms))).toEqual(sorted);
+    expect(rows.filter((r) => r.key === 's').map((r) => r.txt)).toEqual(
+      sorted.map((ts) => `q"\\'{},${stamps.indexOf(ts)}`),
+    );
+    expect(rows.filter((r) => r.key === 'x').map((r) => r.num)).toEqual(
+      sorted.map((ts) => 0.1 + stamps.indexOf(ts)),
+    );
+    expect(rows.filter((r) => r.key === 'f').map((r) => r.bool)).toEqual(
+      sorted.map((ts) => stamps.indexOf(ts) % 2 === 0),
+    );
+    const latest = await t.app.deps.db.execute(
+      sql`select (extract(epoch from ts) * 1000)::bigint::text as ms, num from device_property_latest
+          where device_id = ${b} and key = 'k'`,
+    );
+    expect(rowsOf<{ ms: string; num: number }>(latest)[0]).toEqual({ ms: '4102444799999', num: 2 });
+  });
+
+  it('pushes back when the queue is full instead of dropping or growing', async () => {
+    const c = ids[2]!;
+    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 100, maxDelayMs: 10_000, maxQueueRows: 6 });
+    const three = (n: number) => [{ ts: Date.now(), params: { a: n, b: n, c: n } }];
+    const first = w.tryAdd(c, three(1));
+    const second = w.tryAdd(c, three(2));
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(w.backlog).toBe(6);
+    expect(w.tryAdd(c, three(3))).toBeUndefined();
+    const room = w.room();
+    await w.flush();
+    await room;
+    await Promise.all([first, second]);
+    expect(w.stats).toMatchObject({ batches: 1, rows: 6, messages: 2 });
+    const third = w.write(c, three(3));
+    await w.close();
+    await third;
+    expect(w.stats).toMatchObject({ batches: 2, rows: 9, messages: 3 });
+  });
+
+  it('starts a new batch at maxBatchRows without splitting a message', async () => {
+    const c = ids[2]!;
+    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 4, maxDelayMs: 10_000, maxQueueRows: 100 });
+    const three = (n: number) => [{ ts: Date.now(), params: { a: n, b: n, c: n } }];
+    await Promise.all([w.write(c, three(1)), w.write(c, three(2)), w.write(c, three(3))]);
+    await w.close();
+    expect(w.stats).toMatchObject({ batches: 3, rows: 9, messages: 3 });
   });
 });

@@ -2,67 +2,171 @@ import { sql } from 'drizzle-orm';
 import type { PropertyValue } from '@cellhub/contract/protocol';
 import type { Db } from '../../db/client';
 
-export interface PropertyRowIn {
-  deviceId: number;
-  key: string;
-  ts: Date;
-  value: PropertyValue;
+/** One set of values of one device at one device timestamp (Unix ms). */
+export interface PropertyItem {
+  ts: number;
+  params: Record<string, PropertyValue>;
 }
 
 export interface PropertyWriterOptions {
-  /** Rows per INSERT. */
+  /** Rows per statement; a message's rows never straddle two batches. */
   maxBatchRows: number;
   /** How long the first queued row waits for company before a flush. */
   maxDelayMs: number;
-  /** Rows queued at most; beyond it `write` waits (backpressure) instead of dropping. */
+  /** Rows queued at most; beyond it callers wait (backpressure) instead of dropping. */
   maxQueueRows: number;
 }
 
 export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
-  maxBatchRows: 5000,
+  maxBatchRows: 8000,
   maxDelayMs: 10,
   maxQueueRows: 50_000,
 };
 
-interface Pending {
-  rows: PropertyRowIn[];
-  resolve(): void;
-  reject(err: unknown): void;
+interface DeviceSlot {
+  messages: number;
+  /** Row index of the newest value per key in this batch: an upsert may touch a row only once per statement. */
+  latest: Map<string, number>;
 }
 
-const split = (v: PropertyValue) =>
-  typeof v === 'number'
-    ? { num: v, txt: null, bool: null }
-    : typeof v === 'string'
-      ? { num: null, txt: v, bool: null }
-      : { num: null, txt: null, bool: v };
+/**
+ * Rows of one statement, kept as columns from the start: messages are appended where they arrive, so a flush
+ * builds no per-row objects. All messages of a batch share one promise, settled when the batch commits.
+ */
+class Batch {
+  readonly ids: number[] = [];
+  readonly keys: string[] = [];
+  readonly tss: number[] = [];
+  readonly nums: (number | null)[] = [];
+  readonly txts: (string | null)[] = [];
+  readonly bools: (boolean | null)[] = [];
+  readonly devices = new Map<number, DeviceSlot>();
+  messages = 0;
+  readonly committed: Promise<void>;
+  resolve!: () => void;
+  reject!: (err: unknown) => void;
+
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // Settled whether or not anybody awaits it (a batch may hold only connects).
+    this.committed.catch(() => undefined);
+  }
+
+  get rows(): number {
+    return this.ids.length;
+  }
+
+  slot(deviceId: number): DeviceSlot {
+    let s = this.devices.get(deviceId);
+    if (!s) {
+      s = { messages: 0, latest: new Map() };
+      this.devices.set(deviceId, s);
+    }
+    return s;
+  }
+
+  add(deviceId: number, items: readonly PropertyItem[]): void {
+    const slot = this.slot(deviceId);
+    slot.messages++;
+    this.messages++;
+    for (const item of items) {
+      const ts = item.ts;
+      for (const key in item.params) {
+        const value = item.params[key]!;
+        const i = this.ids.length;
+        this.ids.push(deviceId);
+        this.keys.push(key);
+        this.tss.push(ts);
+        if (typeof value === 'number') {
+          this.nums.push(value);
+          this.txts.push(null);
+          this.bools.push(null);
+        } else if (typeof value === 'string') {
+          this.nums.push(null);
+          this.txts.push(value);
+          this.bools.push(null);
+        } else {
+          this.nums.push(null);
+          this.txts.push(null);
+          this.bools.push(value);
+        }
+        const seen = slot.latest.get(key);
+        if (seen === undefined || this.tss[seen]! <= ts) slot.latest.set(key, i);
+      }
+    }
+  }
+}
+
+/** Values in a message (for-in: no array per item, this runs for every message). */
+export function countValues(items: readonly PropertyItem[]): number {
+  let n = 0;
+  for (const item of items) {
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    for (const _ in item.params) n++;
+  }
+  return n;
+}
 
 /**
- * Batches property rows into one multi-row INSERT per flush (history) plus one upsert of the latest values, in one
- * transaction. `write` resolves only after that transaction commits, so a caller that acknowledges on resolution
+ * Batches property rows into one statement per flush: the history rows, the upsert of the latest values and the
+ * daily message counts, as data-modifying CTEs of a single INSERT, so a batch is atomic without BEGIN/COMMIT round
+ * trips. A message's promise resolves only after its batch committed, so a caller that acknowledges on resolution
  * acknowledges stored data. One flush runs at a time; rows arriving meanwhile form the next batch.
  */
 export class PropertyWriter {
-  private queue: Pending[] = [];
+  /** Sealed batches waiting for their turn, oldest first. */
+  private sealed: Batch[] = [];
+  private open: Batch | undefined;
   private queuedRows = 0;
   private flushing = false;
   private timer: NodeJS.Timeout | undefined;
   private waitingForRoom: (() => void)[] = [];
   private closed = false;
-  /** Devices that connected since the last flush: they count as active today even before sending anything. */
-  private active = new Set<number>();
   /** Totals for metrics and benchmarks. */
-  readonly stats = { rows: 0, batches: 0, failures: 0 };
+  readonly stats = { rows: 0, messages: 0, batches: 0, failures: 0 };
 
   constructor(
     private readonly db: Db,
     private readonly options: PropertyWriterOptions = DEFAULT_WRITER_OPTIONS,
   ) {}
 
-  /** Queues rows and resolves once they are committed. */
-  async write(rows: PropertyRowIn[]): Promise<void> {
-    const { committed } = await this.enqueue(rows);
-    return committed;
+  /**
+   * Queues one device message and returns the promise of its commit, or undefined when the queue is full (wait
+   * for `room()` and try again). Synchronous on purpose: the hot path of ingest awaits nothing but the commit.
+   */
+  tryAdd(deviceId: number, items: readonly PropertyItem[]): Promise<void> | undefined {
+    if (this.closed) throw new Error('property writer closed');
+    const n = countValues(items);
+    if (n === 0) return Promise.resolve();
+    if (this.queuedRows > 0 && this.queuedRows + n > this.options.maxQueueRows) return undefined;
+    let batch = this.open;
+    if (batch && batch.rows > 0 && batch.rows + n > this.options.maxBatchRows) {
+      this.sealed.push(batch);
+      batch = undefined;
+    }
+    if (!batch) batch = this.open = new Batch();
+    batch.add(deviceId, items);
+    this.queuedRows += n;
+    this.schedule();
+    return batch.committed;
+  }
+
+  /** Resolves when the queue has room again (or the writer closed). */
+  room(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+  }
+
+  /** Queues one device message, waiting for room when the queue is full; resolves once it is committed. */
+  async write(deviceId: number, items: readonly PropertyItem[]): Promise<void> {
+    for (;;) {
+      const committed = this.tryAdd(deviceId, items);
+      if (committed) return committed;
+      await this.room();
+    }
   }
 
   /**
@@ -71,29 +175,9 @@ export class PropertyWriter {
    */
   markActive(deviceId: number): void {
     if (this.closed) return;
-    this.active.add(deviceId);
+    if (!this.open) this.open = new Batch();
+    this.open.slot(deviceId);
     this.schedule();
-  }
-
-  /**
-   * One call is one device message (it counts once in the daily statistics of the device of its first row).
-   * Resolves once the rows are in the (bounded) queue, waiting for room when it is full; `committed` settles when
-   * their batch commits. Callers that cannot wait for the commit (an MQTT client that acknowledges in order)
-   * acknowledge on queueing and rely on `close()` to flush.
-   */
-  async enqueue(rows: PropertyRowIn[]): Promise<{ committed: Promise<void> }> {
-    if (this.closed) throw new Error('property writer closed');
-    if (rows.length === 0) return { committed: Promise.resolve() };
-    while (this.queuedRows > 0 && this.queuedRows + rows.length > this.options.maxQueueRows) {
-      await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
-      if (this.closed) throw new Error('property writer closed');
-    }
-    const committed = new Promise<void>((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
-    });
-    this.queuedRows += rows.length;
-    this.schedule();
-    return { committed };
   }
 
   /** Rows waiting for a flush. */
@@ -103,23 +187,19 @@ export class PropertyWriter {
 
   private schedule(): void {
     if (this.flushing) return;
-    if (this.queuedRows >= this.options.maxBatchRows) {
+    if (this.sealed.length > 0 || (this.open && this.open.rows >= this.options.maxBatchRows)) {
       void this.flush();
     } else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.options.maxDelayMs);
     }
   }
 
-  private take(): Pending[] {
-    const batch: Pending[] = [];
-    let n = 0;
-    while (this.queue.length && (n === 0 || n + this.queue[0]!.rows.length <= this.options.maxBatchRows)) {
-      const p = this.queue.shift()!;
-      n += p.rows.length;
-      batch.push(p);
-    }
-    this.queuedRows -= n;
-    return batch;
+  private next(): Batch | undefined {
+    const sealed = this.sealed.shift();
+    if (sealed) return sealed;
+    const open = this.open;
+    this.open = undefined;
+    return open;
   }
 
   /** Writes everything queued so far. */
@@ -131,18 +211,18 @@ export class PropertyWriter {
     if (this.flushing) return;
     this.flushing = true;
     try {
-      while (this.queue.length || this.active.size) {
-        const batch = this.take();
+      for (let batch = this.next(); batch; batch = this.next()) {
+        this.queuedRows -= batch.rows;
         for (const wake of this.waitingForRoom.splice(0)) wake();
-        const active = this.active;
-        this.active = new Set();
         try {
-          await this.insert(batch, active);
+          await this.insert(batch);
           this.stats.batches++;
-          for (const p of batch) p.resolve();
+          this.stats.rows += batch.rows;
+          this.stats.messages += batch.messages;
+          batch.resolve();
         } catch (err) {
           this.stats.failures++;
-          for (const p of batch) p.reject(err);
+          batch.reject(err);
         }
       }
     } finally {
@@ -156,60 +236,39 @@ export class PropertyWriter {
     for (const wake of this.waitingForRoom.splice(0)) wake();
   }
 
-  private async insert(batch: Pending[], active: Set<number>): Promise<void> {
-    const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows);
-    const perDevice = new Map<number, number>();
-    for (const id of active) perDevice.set(id, 0);
-    for (const p of batch) {
-      const id = p.rows[0]!.deviceId;
-      perDevice.set(id, (perDevice.get(id) ?? 0) + 1);
+  private async insert(b: Batch): Promise<void> {
+    const lRows: number[] = [];
+    const sIds: number[] = [];
+    const sCounts: number[] = [];
+    for (const [id, slot] of b.devices) {
+      sIds.push(id);
+      sCounts.push(slot.messages);
+      // `with ordinality` numbers rows from 1.
+      for (const i of slot.latest.values()) lRows.push(i + 1);
     }
-    const ids: number[] = [];
-    const keys: string[] = [];
-    const tss: string[] = [];
-    const nums: (number | null)[] = [];
-    const txts: (string | null)[] = [];
-    const bools: (boolean | null)[] = [];
-    // The newest row per (device, key): an upsert may touch a row only once per statement.
-    const latest = new Map<string, PropertyRowIn>();
-    for (const r of rows) {
-      const v = split(r.value);
-      ids.push(r.deviceId);
-      keys.push(r.key);
-      tss.push(r.ts.toISOString());
-      nums.push(v.num);
-      txts.push(v.txt);
-      bools.push(v.bool);
-      const k = `${r.deviceId}\u0000${r.key}`;
-      const seen = latest.get(k);
-      if (!seen || seen.ts.getTime() <= r.ts.getTime()) latest.set(k, r);
-    }
-    const l = [...latest.values()];
-    const lv = l.map((r) => split(r.value));
-    // unnest() keeps the statement at six parameters whatever the batch size (no 65535-parameter ceiling).
-    await this.db.transaction(async (tx) => {
-      if (rows.length)
-        await tx.execute(sql`
+    // unnest() keeps the statement at a fixed number of parameters whatever the batch size (no 65535 ceiling);
+    // timestamps travel as Unix ms, which to_timestamp turns back into the exact millisecond.
+    await this.db.execute(sql`
+      with r as (
+        select t.n, t.device_id, t.key, to_timestamp(t.ms / 1000) as ts, t.num, t.txt, t.bool
+        from unnest(${sql.param(b.ids)}::int[], ${sql.param(b.keys)}::text[], ${sql.param(b.tss)}::float8[],
+          ${sql.param(b.nums)}::float8[], ${sql.param(b.txts)}::text[], ${sql.param(b.bools)}::bool[])
+          with ordinality as t(device_id, key, ms, num, txt, bool, n)
+      ),
+      history as (
         insert into device_properties (device_id, key, ts, num, txt, bool)
-        select * from unnest(${sql.param(ids)}::int[], ${sql.param(keys)}::text[],
-          ${sql.param(tss)}::timestamptz[], ${sql.param(nums)}::float8[], ${sql.param(txts)}::text[],
-          ${sql.param(bools)}::bool[])`);
-      if (l.length)
-        await tx.execute(sql`
+        select device_id, key, ts, num, txt, bool from r
+      ),
+      latest as (
         insert into device_property_latest (device_id, key, ts, num, txt, bool)
-        select * from unnest(${sql.param(l.map((r) => r.deviceId))}::int[], ${sql.param(l.map((r) => r.key))}::text[],
-          ${sql.param(l.map((r) => r.ts.toISOString()))}::timestamptz[], ${sql.param(lv.map((v) => v.num))}::float8[],
-          ${sql.param(lv.map((v) => v.txt))}::text[], ${sql.param(lv.map((v) => v.bool))}::bool[])
+        select r.device_id, r.key, r.ts, r.num, r.txt, r.bool
+        from unnest(${sql.param(lRows)}::int[]) as l(n) join r on r.n = l.n
         on conflict (device_id, key) do update
           set ts = excluded.ts, num = excluded.num, txt = excluded.txt, bool = excluded.bool
-          where excluded.ts >= device_property_latest.ts`);
-      // One aggregated upsert per batch; connects add 0 so the device counts as active that day.
-      await tx.execute(sql`
-        insert into device_daily_stats (device_id, day, messages)
-        select id, current_date, n from unnest(${sql.param([...perDevice.keys()])}::int[],
-          ${sql.param([...perDevice.values()])}::int[]) as t(id, n)
-        on conflict (device_id, day) do update set messages = device_daily_stats.messages + excluded.messages`);
-    });
-    this.stats.rows += rows.length;
+          where excluded.ts >= device_property_latest.ts
+      )
+      insert into device_daily_stats (device_id, day, messages)
+      select id, current_date, n from unnest(${sql.param(sIds)}::int[], ${sql.param(sCounts)}::int[]) as s(id, n)
+      on conflict (device_id, day) do update set messages = device_daily_stats.messages + excluded.messages`);
   }
 }
