@@ -16,6 +16,7 @@ import { deviceConfigRoutes } from './modules/device-config/device-config.routes
 import { deviceLogRoutes } from './modules/device-log/device-log.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { platformsRoutes } from './modules/platforms/platforms.routes';
 import { productsRoutes } from './modules/products/products.routes';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
 import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
@@ -136,6 +137,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(userRoutes);
     await app.register(usersRoutes);
     await app.register(productsRoutes);
+    await app.register(platformsRoutes);
     await app.register(devicesRoutes);
     await app.register(commandsRoutes);
     await app.register(deviceConfigRoutes);

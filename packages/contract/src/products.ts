@@ -1,6 +1,8 @@
 /** Products (device models): /api/products. A product owns its devices' topics prefix and a registration secret. */
 import { z } from 'zod';
 import { pageQuery } from './common';
+import { deviceConfig } from './device-config';
+import { PLATFORM_TYPES } from './platforms';
 import { PRODUCT_KEY_RULE, PROPERTY_KEY_RULE } from './protocol';
 
 export const PRODUCT_NODETYPES = ['direct', 'gateway', 'sub_device'] as const;
@@ -32,10 +34,22 @@ const productFields = {
   config_post_size: z.number().int().min(0).max(1_048_576).default(0),
 };
 
+/** Binding to a third-party cloud (platforms.ts); null unbinds. */
+const platformBinding = {
+  iot_platform_id: z.number().int().min(1).max(2_147_483_647).nullable(),
+  /** Checked against the bound platform's type (PRODUCT_PLATFORM_CONFIG_SCHEMAS). */
+  iot_platform_config: z.record(z.string(), z.unknown()),
+  /** The default configuration of the product's devices (PROTOCOL.md "Configuration"). */
+  device_config: deviceConfig,
+};
+
 export const productCreateBody = z.object({
   ...productFields,
   /** Generated when absent. */
   product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  iot_platform_id: platformBinding.iot_platform_id.default(null),
+  iot_platform_config: platformBinding.iot_platform_config.default({}),
+  device_config: platformBinding.device_config.default({}),
   properties: z
     .array(productProperty)
     .max(200)
@@ -55,6 +69,7 @@ export const productUpdateBody = z
     mqtt_interval: z.number().int().min(0).max(86_400),
     property_interval: z.number().int().min(0).max(86_400),
     config_post_size: z.number().int().min(0).max(1_048_576),
+    ...platformBinding,
     properties: z
       .array(productProperty)
       .max(200)
@@ -64,6 +79,11 @@ export const productUpdateBody = z
 export type ProductUpdateBody = z.input<typeof productUpdateBody>;
 
 export const productKeyParams = z.object({ product_key: z.string().regex(PRODUCT_KEY_RULE) });
+export const productPropertyParams = productKeyParams.extend({
+  key: z.string().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
+});
+/** PUT /api/products/:product_key/properties/:key: the key may change too. */
+export const productPropertyUpdateBody = productProperty;
 
 export const productListQuery = pageQuery.extend({ keyword: z.string().trim().max(64).optional() });
 export type ProductListQuery = z.infer<typeof productListQuery>;
@@ -80,8 +100,13 @@ export const productItem = z.object({
   mqtt_interval: z.number().int(),
   property_interval: z.number().int(),
   config_post_size: z.number().int(),
+  iot_platform_id: z.number().int().nullable(),
+  iot_platform_name: z.string(),
+  iot_platform_type: z.enum(PLATFORM_TYPES).nullable(),
   uid: z.number().int().nullable(),
   device_count: z.number().int(),
+  /** Devices whose reported configuration version differs from the expected one. */
+  config_version_different: z.number().int(),
   createdat: z.string(),
   updatedat: z.string(),
 });
@@ -91,5 +116,11 @@ export const productDetail = productItem.extend({
   /** For dynamic registration (PROTOCOL.md); shown to the product's owner and admins. */
   product_secret: z.string(),
   properties: z.array(productProperty),
+  iot_platform_config: z.record(z.string(), z.unknown()),
+  device_config: z.record(z.string(), z.unknown()),
 });
 export type ProductDetail = z.infer<typeof productDetail>;
+
+/** `details` of the 10112 answer refusing to delete a product that still has devices. */
+export const productDeleteRefusal = z.object({ device_count: z.number().int() });
+export type ProductDeleteRefusal = z.infer<typeof productDeleteRefusal>;

@@ -27,6 +27,7 @@ export const docsPlugin = fp(
           { name: 'user', description: 'the signed-in user' },
           { name: 'users', description: 'account administration (admin)' },
           { name: 'products', description: 'products, their properties and dynamic-registration secret' },
+          { name: 'platforms', description: "third-party clouds (admin) and devices' identities there" },
           { name: 'devices', description: 'devices, commands, configuration, telemetry history, device log' },
           { name: 'user-commands', description: 'saved commands sent to many devices, with results' },
           { name: 'config-templates', description: 'batch configuration templates and their sync' },

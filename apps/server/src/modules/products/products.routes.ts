@@ -7,11 +7,23 @@ import {
   productItem,
   productKeyParams,
   productListQuery,
+  productProperty,
+  productPropertyParams,
   productUpdateBody,
 } from '@cellhub/contract/products';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
-import { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from './products.service';
+import {
+  addProductProperty,
+  createProduct,
+  deleteProduct,
+  deleteProductProperty,
+  getProduct,
+  listProducts,
+  rotateProductSecret,
+  updateProduct,
+  updateProductProperty,
+} from './products.service';
 
 /** Products: users manage their own, admins all. */
 export async function productsRoutes(app: FastifyInstance): Promise<void> {
@@ -79,7 +91,7 @@ export async function productsRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: 'Delete a product without devices (10112 otherwise)',
+        summary: 'Delete a product without devices (10112 with details.device_count otherwise)',
         params: productKeyParams,
         response: responses(z.null(), ...SIGNED_IN),
       },
@@ -88,5 +100,64 @@ export async function productsRoutes(app: FastifyInstance): Promise<void> {
       await deleteProduct(app.deps, actorOf(req), req.params.product_key);
       return ok(null);
     },
+  );
+
+  r.post(
+    '/api/products/:product_key/secret',
+    {
+      schema: {
+        tags,
+        summary:
+          'Replace the product secret of dynamic registration (registered devices keep their own secrets)',
+        params: productKeyParams,
+        response: responses(productDetail, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await rotateProductSecret(app.deps, actorOf(req), req.params.product_key)),
+  );
+
+  r.post(
+    '/api/products/:product_key/properties',
+    {
+      schema: {
+        tags,
+        summary: 'Add a property (70002 when its key exists)',
+        params: productKeyParams,
+        body: productProperty,
+        response: responses(productDetail, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await addProductProperty(app.deps, actorOf(req), req.params.product_key, req.body)),
+  );
+
+  r.put(
+    '/api/products/:product_key/properties/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Change a property (its key too)',
+        params: productPropertyParams,
+        body: productProperty,
+        response: responses(productDetail, ...SIGNED_IN),
+      },
+    },
+    async (req) =>
+      ok(
+        await updateProductProperty(app.deps, actorOf(req), req.params.product_key, req.params.key, req.body),
+      ),
+  );
+
+  r.delete(
+    '/api/products/:product_key/properties/:key',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a property (stored values stay in the history)',
+        params: productPropertyParams,
+        response: responses(productDetail, ...SIGNED_IN),
+      },
+    },
+    async (req) =>
+      ok(await deleteProductProperty(app.deps, actorOf(req), req.params.product_key, req.params.key)),
   );
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import type { PlatformType } from '@cellhub/contract/platforms';
 import {
   type productCreateBody,
   type ProductDetail,
@@ -10,10 +11,12 @@ import {
 } from '@cellhub/contract/products';
 import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
-import { AppError } from '../../lib/app-error';
+import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { devices } from '../devices/devices.table';
+import { syncProductPlatformParams, validateBinding } from '../platforms/platform-params.service';
+import { platforms } from '../platforms/platforms.table';
 import { isUniqueViolation } from '../users/users.service';
 import { productProperties, type ProductPropertyRow, products, type ProductRow } from './products.table';
 
@@ -25,7 +28,20 @@ const visibleTo = (actor: Actor): SQL | undefined =>
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function toItem(p: ProductRow, deviceCount: number): ProductItem {
+interface ProductStats {
+  devices: number;
+  different: number;
+}
+interface PlatformRef {
+  name: string;
+  type: PlatformType;
+}
+
+function toItem(
+  p: ProductRow,
+  stats: ProductStats | undefined,
+  platform: PlatformRef | undefined,
+): ProductItem {
   return {
     id: p.id,
     name: p.name,
@@ -38,8 +54,12 @@ function toItem(p: ProductRow, deviceCount: number): ProductItem {
     mqtt_interval: p.mqttInterval,
     property_interval: p.propertyInterval,
     config_post_size: p.configPostSize,
+    iot_platform_id: p.iotPlatformId,
+    iot_platform_name: platform?.name ?? '',
+    iot_platform_type: platform?.type ?? null,
     uid: p.uid,
-    device_count: deviceCount,
+    device_count: stats?.devices ?? 0,
+    config_version_different: stats?.different ?? 0,
     createdat: p.createdat.toISOString(),
     updatedat: p.updatedat.toISOString(),
   };
@@ -55,14 +75,28 @@ const toProperty = (r: ProductPropertyRow): ProductProperty => ({
   cycles: r.cycles,
 });
 
-async function deviceCounts(db: DbOrTx, keys: string[]): Promise<Map<string, number>> {
+async function deviceStats(db: DbOrTx, keys: string[]): Promise<Map<string, ProductStats>> {
   if (keys.length === 0) return new Map();
   const rows = await db
-    .select({ key: devices.productKey, n: count() })
+    .select({
+      key: devices.productKey,
+      n: count(),
+      different: sql<number>`count(*) filter (where ${devices.configVersionDifferent})`.mapWith(Number),
+    })
     .from(devices)
     .where(inArray(devices.productKey, keys))
     .groupBy(devices.productKey);
-  return new Map(rows.map((r) => [r.key, r.n]));
+  return new Map(rows.map((r) => [r.key, { devices: r.n, different: r.different }]));
+}
+
+async function platformRefs(db: DbOrTx, ids: (number | null)[]): Promise<Map<number, PlatformRef>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db
+    .select({ id: platforms.id, name: platforms.name, type: platforms.platformType })
+    .from(platforms)
+    .where(inArray(platforms.id, wanted));
+  return new Map(rows.map((r) => [r.id, { name: r.name, type: r.type }]));
 }
 
 export async function listProductProperties(db: DbOrTx, productId: number): Promise<ProductProperty[]> {
@@ -75,14 +109,17 @@ export async function listProductProperties(db: DbOrTx, productId: number): Prom
 }
 
 async function toDetail(deps: Deps, p: ProductRow): Promise<ProductDetail> {
-  const [counts, properties] = await Promise.all([
-    deviceCounts(deps.db, [p.productKey]),
+  const [stats, properties, refs] = await Promise.all([
+    deviceStats(deps.db, [p.productKey]),
     listProductProperties(deps.db, p.id),
+    platformRefs(deps.db, [p.iotPlatformId]),
   ]);
   return {
-    ...toItem(p, counts.get(p.productKey) ?? 0),
+    ...toItem(p, stats.get(p.productKey), p.iotPlatformId ? refs.get(p.iotPlatformId) : undefined),
     product_secret: deps.box.decrypt(p.productSecret, secretContext(p.productKey)),
     properties,
+    iot_platform_config: p.iotPlatformConfig,
+    device_config: p.deviceConfig,
   };
 }
 
@@ -132,6 +169,7 @@ export async function createProduct(
 ): Promise<ProductDetail> {
   const productKey = input.product_key ?? newProductKey();
   const secret = randomBytes(24).toString('base64url');
+  const binding = await validateBinding(deps, input.iot_platform_id, input.iot_platform_config);
   let row: ProductRow | undefined;
   try {
     row = await deps.db.transaction(async (tx) => {
@@ -150,6 +188,9 @@ export async function createProduct(
           mqttInterval: input.mqtt_interval,
           propertyInterval: input.property_interval,
           configPostSize: input.config_post_size,
+          iotPlatformId: input.iot_platform_id,
+          iotPlatformConfig: binding,
+          deviceConfig: input.device_config,
         })
         .returning();
       if (!created) throw new AppError(10109);
@@ -159,7 +200,7 @@ export async function createProduct(
         action: 'product_create',
         target: `product:${productKey}`,
         ip: actor.ip,
-        detail: { name: input.name },
+        detail: { name: input.name, iot_platform_id: input.iot_platform_id },
       });
       return created;
     });
@@ -191,11 +232,22 @@ export async function listProducts(
       .offset((query.current - 1) * query.per_page),
     deps.db.select({ n: count() }).from(products).where(where),
   ]);
-  const counts = await deviceCounts(
-    deps.db,
-    rows.map((r) => r.productKey),
-  );
-  return { items: rows.map((r) => toItem(r, counts.get(r.productKey) ?? 0)), total: total?.n ?? 0 };
+  const [stats, refs] = await Promise.all([
+    deviceStats(
+      deps.db,
+      rows.map((r) => r.productKey),
+    ),
+    platformRefs(
+      deps.db,
+      rows.map((r) => r.iotPlatformId),
+    ),
+  ]);
+  return {
+    items: rows.map((r) =>
+      toItem(r, stats.get(r.productKey), r.iotPlatformId ? refs.get(r.iotPlatformId) : undefined),
+    ),
+    total: total?.n ?? 0,
+  };
 }
 
 export async function getProduct(deps: Deps, actor: Actor, productKey: string): Promise<ProductDetail> {
@@ -209,6 +261,15 @@ export async function updateProduct(
   input: z.infer<typeof productUpdateBody>,
 ): Promise<ProductDetail> {
   const product = await visibleProduct(deps, actor, productKey);
+  const platformId = input.iot_platform_id === undefined ? product.iotPlatformId : input.iot_platform_id;
+  const bindingTouched = input.iot_platform_id !== undefined || input.iot_platform_config !== undefined;
+  const binding = bindingTouched
+    ? await validateBinding(
+        deps,
+        platformId,
+        input.iot_platform_config ?? (platformId === product.iotPlatformId ? product.iotPlatformConfig : {}),
+      )
+    : undefined;
   const row = await deps.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(products)
@@ -222,6 +283,9 @@ export async function updateProduct(
         mqttInterval: input.mqtt_interval,
         propertyInterval: input.property_interval,
         configPostSize: input.config_post_size,
+        iotPlatformId: bindingTouched ? platformId : undefined,
+        iotPlatformConfig: binding,
+        deviceConfig: input.device_config,
       })
       .where(eq(products.id, product.id))
       .returning();
@@ -235,15 +299,25 @@ export async function updateProduct(
     });
     return updated ?? product;
   });
+  if (
+    bindingTouched &&
+    (row.iotPlatformId !== product.iotPlatformId ||
+      JSON.stringify(row.iotPlatformConfig) !== JSON.stringify(product.iotPlatformConfig))
+  ) {
+    await syncProductPlatformParams(deps, row);
+  }
   return toDetail(deps, row);
 }
 
 /** A product with devices cannot be deleted (10112): its devices would lose their topics. */
 export async function deleteProduct(deps: Deps, actor: Actor, productKey: string): Promise<void> {
   const product = await visibleProduct(deps, actor, productKey);
-  const counts = await deviceCounts(deps.db, [productKey]);
-  if ((counts.get(productKey) ?? 0) > 0) {
-    throw new AppError(10112, 400, 'Delete the devices of this product first');
+  const stats = await deviceStats(deps.db, [productKey]);
+  const deviceCount = stats.get(productKey)?.devices ?? 0;
+  if (deviceCount > 0) {
+    throw new AppError(10112, 400, `This product still has ${deviceCount} device(s); delete them first`, {
+      device_count: deviceCount,
+    });
   }
   await deps.db.transaction(async (tx) => {
     await tx.delete(products).where(eq(products.id, product.id));
@@ -267,4 +341,108 @@ export async function propertyRulesOf(
     .innerJoin(products, eq(products.id, productProperties.productId))
     .where(eq(products.productKey, productKey));
   return new Map(rows.map((r) => [r.key, r.datatype]));
+}
+
+/**
+ * A new registration secret. Devices already registered keep working (they sign in with their own secret); only
+ * dynamic registration with the old product secret stops.
+ */
+export async function rotateProductSecret(
+  deps: Deps,
+  actor: Actor,
+  productKey: string,
+): Promise<ProductDetail> {
+  const product = await visibleProduct(deps, actor, productKey);
+  const secret = randomBytes(24).toString('base64url');
+  const row = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(products)
+      .set({ productSecret: deps.box.encrypt(secret, secretContext(productKey)) })
+      .where(eq(products.id, product.id))
+      .returning();
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'product_secret_rotate',
+      target: `product:${productKey}`,
+      ip: actor.ip,
+    });
+    return updated ?? product;
+  });
+  return toDetail(deps, row);
+}
+
+const MAX_PROPERTIES = 200;
+
+async function saveProperties(
+  deps: Deps,
+  actor: Actor,
+  product: ProductRow,
+  list: ProductProperty[],
+  detail: Record<string, unknown>,
+): Promise<ProductDetail> {
+  await deps.db.transaction(async (tx) => {
+    await replaceProperties(tx, product.id, list);
+    await tx.update(products).set({ updatedat: new Date() }).where(eq(products.id, product.id));
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'product_update',
+      target: `product:${product.productKey}`,
+      ip: actor.ip,
+      detail,
+    });
+  });
+  return toDetail(deps, product);
+}
+
+/** Adds one property; 70002 when the key exists. */
+export async function addProductProperty(
+  deps: Deps,
+  actor: Actor,
+  productKey: string,
+  property: ProductProperty,
+): Promise<ProductDetail> {
+  const product = await visibleProduct(deps, actor, productKey);
+  const list = await listProductProperties(deps.db, product.id);
+  if (list.some((p) => p.key === property.key)) {
+    throw new AppError(70002, 400, 'A property with this key exists', [{ field: 'key', message: 'exists' }]);
+  }
+  if (list.length >= MAX_PROPERTIES) throw formError('key', `at most ${MAX_PROPERTIES} properties`);
+  return saveProperties(deps, actor, product, [...list, property], { property_add: property.key });
+}
+
+/** Changes one property in place (its key too); 10107 when it does not exist, 70002 when the new key is taken. */
+export async function updateProductProperty(
+  deps: Deps,
+  actor: Actor,
+  productKey: string,
+  key: string,
+  property: ProductProperty,
+): Promise<ProductDetail> {
+  const product = await visibleProduct(deps, actor, productKey);
+  const list = await listProductProperties(deps.db, product.id);
+  const index = list.findIndex((p) => p.key === key);
+  if (index < 0) throw new AppError(10107);
+  if (property.key !== key && list.some((p) => p.key === property.key)) {
+    throw new AppError(70002, 400, 'A property with this key exists', [{ field: 'key', message: 'exists' }]);
+  }
+  const next = list.map((p, i) => (i === index ? property : p));
+  return saveProperties(deps, actor, product, next, { property_update: key });
+}
+
+export async function deleteProductProperty(
+  deps: Deps,
+  actor: Actor,
+  productKey: string,
+  key: string,
+): Promise<ProductDetail> {
+  const product = await visibleProduct(deps, actor, productKey);
+  const list = await listProductProperties(deps.db, product.id);
+  if (!list.some((p) => p.key === key)) throw new AppError(10107);
+  return saveProperties(
+    deps,
+    actor,
+    product,
+    list.filter((p) => p.key !== key),
+    { property_delete: key },
+  );
 }
