@@ -1,0 +1,122 @@
+/** Device list, create, import, bind and unbind: TanStack Query hooks over /api/devices. */
+import type {
+  DeviceBindBody,
+  DeviceCreateLine,
+  DeviceDetail,
+  DeviceImportResult,
+  DeviceListItem,
+} from '@cellhub/contract/devices';
+import type { ProductItem } from '@cellhub/contract/products';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { http, type ListResult } from '../../lib/request';
+
+export interface DeviceFilter {
+  keyword?: string;
+  product_key?: string;
+  online?: '0' | '1';
+}
+
+export interface DeviceListParams extends DeviceFilter {
+  current: number;
+  per_page: number;
+}
+
+export const DEVICES_KEY = ['devices'] as const;
+export const deviceListKey = (params: DeviceListParams) => [...DEVICES_KEY, 'list', params] as const;
+
+export function useDeviceList(params: DeviceListParams) {
+  return useQuery({
+    queryKey: deviceListKey(params),
+    queryFn: () => http.list<DeviceListItem>('/api/devices', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Products for the filter and the create form; a console user rarely has more than a page of them. */
+export function useProductOptions() {
+  return useQuery({
+    queryKey: ['products', 'options'],
+    queryFn: () => http.list<ProductItem>('/api/products', { per_page: 100 }),
+    staleTime: 60_000,
+    select: (res) => res.data.map((p) => ({ label: p.name, value: p.product_key })),
+  });
+}
+
+/** Export reads the filtered list in pages of this size, up to EXPORT_LIMIT rows. */
+export const EXPORT_PAGE = 1000;
+export const EXPORT_LIMIT = 10_000;
+
+export async function fetchForExport(
+  filter: DeviceFilter,
+  onProgress?: (loaded: number, total: number) => void,
+): Promise<{ rows: DeviceListItem[]; total: number }> {
+  const rows: DeviceListItem[] = [];
+  let total = 0;
+  for (let current = 1; rows.length < EXPORT_LIMIT; current++) {
+    const page: ListResult<DeviceListItem> = await http.list<DeviceListItem>('/api/devices', {
+      ...filter,
+      current,
+      per_page: EXPORT_PAGE,
+    });
+    total = page.total;
+    rows.push(...page.data);
+    onProgress?.(rows.length, Math.min(total, EXPORT_LIMIT));
+    if (page.data.length < EXPORT_PAGE || rows.length >= total) break;
+  }
+  return { rows: rows.slice(0, EXPORT_LIMIT), total };
+}
+
+export function useCreateDevices() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { product_key: string; sn: string; name?: string; description?: string }) =>
+      http.post<DeviceCreateLine[]>('/api/devices', body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: DEVICES_KEY }),
+  });
+}
+
+export function useImportDevices() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({
+      productKey,
+      updateOnly,
+      file,
+    }: {
+      productKey: string;
+      updateOnly: boolean;
+      file: File;
+    }) => {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      return http.post<DeviceImportResult>('/api/devices/import', form, {
+        params: { product_key: productKey, update_only: updateOnly ? '1' : '0' },
+      });
+    },
+    onSuccess: () => qc.invalidateQueries({ queryKey: DEVICES_KEY }),
+  });
+}
+
+export function useBindDevice() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DeviceBindBody) => http.post<DeviceDetail>('/api/devices/bind', body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: DEVICES_KEY }),
+  });
+}
+
+export function useUnbindDevice() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (sn: string) => http.post<null>(`/api/devices/${encodeURIComponent(sn)}/unbind`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: DEVICES_KEY }),
+  });
+}
+
+export function useDeleteDevice() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (sn: string) => http.delete<null>(`/api/devices/${encodeURIComponent(sn)}`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: DEVICES_KEY }),
+  });
+}
