@@ -35,6 +35,12 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   Error: () => import('../features/demo/pages/result-error-page'),
   DataAnalysis: () => import('../features/demo/pages/data-analysis-page'),
   MultiDAnalysis: () => import('../features/demo/pages/multi-dimension-page'),
+  UserCommandList: () => import('../features/user-command/pages/user-command-list-page'),
+  UserCommandCreate: () => import('../features/user-command/pages/user-command-edit-page'),
+  UserCommandEdit: () => import('../features/user-command/pages/user-command-edit-page'),
+  UserCommandDetail: () => import('../features/user-command/pages/user-command-detail-page'),
+  ConfigTemplate: () => import('../features/config-template/pages/config-template-list-page'),
+  ConfigTemplateDetail: () => import('../features/config-template/pages/config-template-detail-page'),
 };
 
 export function pageLoader(name: string): PageLoader {

@@ -22,8 +22,8 @@ describe('workplace charts', () => {
       {
         days: lastDays(7),
         online: Array(7).fill(null),
-        traffic: Array(7).fill(null),
-        labels: { online: 'Online', traffic: 'Traffic', empty: 'No data' },
+        messages: Array(7).fill(null),
+        labels: { online: 'Online', messages: 'Traffic', empty: 'No data' },
       },
       theme,
     );
@@ -36,8 +36,8 @@ describe('workplace charts', () => {
       {
         days: ['01-01'],
         online: [3],
-        traffic: [null],
-        labels: { online: 'a', traffic: 'b', empty: 'No data' },
+        messages: [null],
+        labels: { online: 'a', messages: 'b', empty: 'No data' },
       },
       theme,
     );

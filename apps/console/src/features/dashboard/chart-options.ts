@@ -21,13 +21,13 @@ const emptyText = (theme: ChartTheme, text: string) => ({
 export interface TrendInput {
   days: string[];
   online: (number | null)[];
-  traffic: (number | null)[];
-  labels: { online: string; traffic: string; empty: string };
+  messages: (number | null)[];
+  labels: { online: string; messages: string; empty: string };
 }
 
-/** Online devices and data usage per day; with no figures yet the axes stay and say so. */
-export function trendOption({ days, online, traffic, labels }: TrendInput, theme: ChartTheme): ChartOption {
-  const empty = ![...online, ...traffic].some((v) => v !== null);
+/** Online devices and messages received per day; with no figures yet the axes stay and say so. */
+export function trendOption({ days, online, messages, labels }: TrendInput, theme: ChartTheme): ChartOption {
+  const empty = ![...online, ...messages].some((v) => v !== null);
   const axisLabel = { color: theme.subText };
   const splitLine = { lineStyle: { color: theme.border, type: 'dashed' as const } };
   return {
@@ -57,7 +57,7 @@ export function trendOption({ days, online, traffic, labels }: TrendInput, theme
         data: online,
         areaStyle: { opacity: 0.08 },
       },
-      { name: labels.traffic, type: 'line', smooth: true, showSymbol: false, data: traffic, yAxisIndex: 1 },
+      { name: labels.messages, type: 'line', smooth: true, showSymbol: false, data: messages, yAxisIndex: 1 },
     ],
     graphic: empty ? [emptyText(theme, labels.empty)] : [],
   };
@@ -72,7 +72,7 @@ export interface ShareInput {
 export function donutOption({ items, empty }: ShareInput, theme: ChartTheme): ChartOption {
   const isEmpty = items.every((i) => i.value === 0);
   return {
-    color: [theme.primary, '#14C9C9', '#F7BA1E', '#86909C'],
+    color: [theme.primary, '#14C9C9', '#F7BA1E', '#722ED1', '#F77234', '#86909C'],
     legend: { bottom: 0, textStyle: { color: theme.text }, icon: 'circle', itemWidth: 8 },
     tooltip: { trigger: 'item', show: !isEmpty },
     series: [

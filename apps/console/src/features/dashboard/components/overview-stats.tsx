@@ -13,8 +13,8 @@ import locale from '../locale';
 import styles from '../pages/workplace-page.module.css';
 
 /**
- * The Workplace figures of seed section 1. Their sources (orders, devices, SIM cards) arrive with later issues;
- * until then every figure shows a dash rather than a number nobody counted.
+ * The Workplace figures of seed section 1. Device figures come from /api/dashboard/overview; balance, orders and
+ * SIM cards arrive with the SIM issue, and until then show a dash rather than a number nobody counted.
  */
 export interface Overview {
   balance?: number;
@@ -35,15 +35,17 @@ function Stat({
   label,
   value,
   unit,
+  testId,
 }: {
   icon: ReactNode;
   color: string;
   label: string;
   value: ReactNode;
   unit?: string;
+  testId?: string;
 }) {
   return (
-    <div className={styles.stat}>
+    <div className={styles.stat} data-testid={testId}>
       <div
         className={styles.statIcon}
         style={{ color: `rgb(var(--${color}-6))`, background: `rgb(var(--${color}-1))` }}
@@ -99,6 +101,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
         color="primary"
         label={t('workplace.deviceTotal')}
         value={n(data.deviceTotal)}
+        testId="stat-device-total"
         unit={t('workplace.unit.count')}
       />
       <Stat
@@ -106,6 +109,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
         color="green"
         label={t('workplace.deviceOnline')}
         value={n(data.deviceOnline)}
+        testId="stat-device-online"
         unit={t('workplace.unit.count')}
       />
       <Stat
@@ -113,6 +117,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
         color="gray"
         label={t('workplace.deviceOffline')}
         value={n(data.deviceOffline)}
+        testId="stat-device-offline"
         unit={t('workplace.unit.count')}
       />
       <Stat

@@ -2,7 +2,8 @@ import type zhCN from './zh-CN';
 
 const enUS: Record<keyof typeof zhCN, string> = {
   'workplace.welcome': 'Welcome back, {name}',
-  'workplace.overviewHint': 'Live figures appear here once devices, SIM cards and orders are connected.',
+  'workplace.overviewHint':
+    'Device figures are live; balance, orders and SIM figures arrive with the SIM card module.',
   'workplace.balance': 'Balance',
   'workplace.pendingOrders': 'Pending orders',
   'workplace.renewalOrders': 'Renewal orders',
@@ -18,14 +19,14 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'workplace.unit.count': '',
   'workplace.unit.card': '',
   'workplace.unit.order': '',
-  'workplace.trend': 'Devices and data usage',
+  'workplace.trend': 'Online devices and messages',
   'workplace.range.7': '7 days',
   'workplace.range.15': '15 days',
   'workplace.range.30': '30 days',
   'workplace.series.online': 'Online devices',
-  'workplace.series.traffic': 'Data usage (MB)',
+  'workplace.series.messages': 'Messages received',
   'workplace.noData': 'No data',
-  'workplace.deviceStatus': 'Device status',
+  'workplace.deviceStatus': 'Devices by product',
   'workplace.simOperators': 'SIM cards by operator',
   'workplace.recentAlerts': 'Recent alerts',
   'workplace.alert.device': 'Device',

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
+import { useOverview } from '../api';
 import DonutCard from '../components/donut-card';
 import OverviewStats from '../components/overview-stats';
 import { AnnouncementsCard, DocsCard, ShortcutsCard } from '../components/side-cards';
@@ -15,12 +16,10 @@ export default function WorkplacePage() {
   const { data: me } = useUserInfo();
   const name = me ? me.nickname || me.username : '';
 
-  const deviceShares = useMemo(
-    () => [
-      { name: t('workplace.deviceOnline'), value: 0 },
-      { name: t('workplace.deviceOffline'), value: 0 },
-    ],
-    [t],
+  const { data: overview } = useOverview();
+  const productShares = useMemo(
+    () => (overview?.by_product ?? []).map((p) => ({ name: p.product_name, value: p.total })),
+    [overview],
   );
   const operatorShares = useMemo(
     () => [
@@ -38,7 +37,17 @@ export default function WorkplacePage() {
           <div className={styles.welcome}>{t('workplace.welcome', { name })}</div>
           <div className={styles.hint}>{t('workplace.overviewHint')}</div>
           <Divider />
-          <OverviewStats data={{}} />
+          <OverviewStats
+            data={
+              overview
+                ? {
+                    deviceTotal: overview.device_total,
+                    deviceOnline: overview.device_online,
+                    deviceOffline: overview.device_offline,
+                  }
+                : {}
+            }
+          />
           <Divider />
           <TrendSection />
         </Card>
@@ -61,7 +70,7 @@ export default function WorkplacePage() {
           <Grid.Col span={6}>
             <DonutCard
               title={t('workplace.deviceStatus')}
-              items={deviceShares}
+              items={productShares}
               empty={t('workplace.noData')}
             />
           </Grid.Col>

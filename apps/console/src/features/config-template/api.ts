@@ -1,0 +1,98 @@
+import type {
+  ConfigApply,
+  ConfigApplySummary,
+  ConfigTemplateBody,
+  ConfigTemplateItem,
+  ConfigTemplateUpdateBody,
+} from '@cellhub/contract/config-templates';
+import type { DeviceItem } from '@cellhub/contract/devices';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { http } from '../../lib/request';
+
+export interface TemplateListParams {
+  current: number;
+  per_page: number;
+  keyword?: string;
+}
+
+const KEY = ['config-templates'] as const;
+
+export function useTemplateList(params: TemplateListParams) {
+  return useQuery({
+    queryKey: [...KEY, 'list', params],
+    queryFn: () => http.list<ConfigTemplateItem>('/api/config-templates', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTemplate(id: number | undefined) {
+  return useQuery({
+    queryKey: [...KEY, 'one', id],
+    queryFn: () => http.get<ConfigTemplateItem>(`/api/config-templates/${id}`),
+    enabled: id !== undefined,
+  });
+}
+
+export function useSaveTemplate() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id?: number; body: ConfigTemplateBody | ConfigTemplateUpdateBody }) =>
+      id === undefined
+        ? http.post<ConfigTemplateItem>('/api/config-templates', body)
+        : http.put<ConfigTemplateItem>(`/api/config-templates/${id}`, body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useDeleteTemplate() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => http.delete<null>(`/api/config-templates/${id}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useApplyTemplate(id: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (sns: string[]) => http.post<ConfigApply>(`/api/config-templates/${id}/apply`, { sns }),
+    onSuccess: (apply) => {
+      queryClient.setQueryData([...KEY, 'apply', id, apply.id], apply);
+      return queryClient.invalidateQueries({ queryKey: [...KEY, 'applies', id] });
+    },
+  });
+}
+
+export function useApplyList(id: number | undefined, current: number) {
+  return useQuery({
+    queryKey: [...KEY, 'applies', id, current],
+    queryFn: () =>
+      http.list<ConfigApplySummary>(`/api/config-templates/${id}/applies`, { current, per_page: 10 }),
+    enabled: id !== undefined,
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useApply(id: number | undefined, applyId: number | undefined) {
+  return useQuery({
+    queryKey: [...KEY, 'apply', id, applyId],
+    queryFn: () => http.get<ConfigApply>(`/api/config-templates/${id}/applies/${applyId}`),
+    enabled: id !== undefined && applyId !== undefined,
+  });
+}
+
+export function useRefreshApply() {
+  const queryClient = useQueryClient();
+  return (id: number) => queryClient.invalidateQueries({ queryKey: [...KEY, 'apply', id] });
+}
+
+/** The caller's devices matching a keyword, for the target picker. */
+export function useDeviceOptions(keyword: string) {
+  return useQuery({
+    queryKey: ['config-template-device-options', keyword],
+    queryFn: () =>
+      http.list<DeviceItem>('/api/devices', { current: 1, per_page: 50, keyword: keyword || undefined }),
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+}

@@ -1,0 +1,153 @@
+import type { ConfigTemplateItem } from '@cellhub/contract/config-templates';
+import {
+  Button,
+  Card,
+  Divider,
+  Form,
+  Input,
+  Message,
+  Popconfirm,
+  Space,
+  Table,
+  Tag,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { PageContainer } from '../../../components/page-container';
+import { formatTime } from '../../../lib/format-time';
+import { useLocale } from '../../../lib/i18n';
+import { useDeleteTemplate, useTemplateList, type TemplateListParams } from '../api';
+import { fromConfig } from '../config-fields';
+import locale from '../locale';
+import styles from './config-template.module.css';
+
+export default function ConfigTemplateListPage() {
+  const t = useLocale(locale);
+  const navigate = useNavigate();
+  const [form] = Form.useForm<{ keyword?: string }>();
+  const [params, setParams] = useState<TemplateListParams>({ current: 1, per_page: 10 });
+  const { data, isFetching } = useTemplateList(params);
+  const remove = useDeleteTemplate();
+
+  const search = () => {
+    const keyword = form.getFieldValue('keyword') as string | undefined;
+    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
+  };
+
+  const columns: TableColumnProps<ConfigTemplateItem>[] = [
+    {
+      title: t('configTemplate.col.name'),
+      dataIndex: 'name',
+      render: (v: string, row) => (
+        <Button type="text" size="mini" onClick={() => navigate(`/device/config-template/${row.id}`)}>
+          {v}
+        </Button>
+      ),
+    },
+    { title: t('configTemplate.col.description'), dataIndex: 'description' },
+    {
+      title: t('configTemplate.col.fields'),
+      dataIndex: 'config',
+      render: (_: unknown, row) => {
+        const groups = Object.keys(row.config);
+        return (
+          <Space size={4} wrap>
+            {groups.map((g) => (
+              <Tag key={g} size="small">
+                {g}
+              </Tag>
+            ))}
+            <span className={styles.muted}>
+              {t('configTemplate.form.chosen', { count: Object.keys(fromConfig(row.config)).length })}
+            </span>
+          </Space>
+        );
+      },
+    },
+    { title: t('configTemplate.col.applies'), dataIndex: 'applies' },
+    {
+      title: t('configTemplate.col.updated'),
+      dataIndex: 'updatedat',
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
+    {
+      title: t('common.operations'),
+      dataIndex: 'operations',
+      render: (_: unknown, row) => (
+        <Space size={0} className={styles.nowrap}>
+          <Button type="text" size="small" onClick={() => navigate(`/device/config-template/${row.id}`)}>
+            {t('configTemplate.open')}
+          </Button>
+          <Popconfirm
+            title={t('common.deleteConfirm')}
+            onOk={() =>
+              remove.mutateAsync(row.id).then(
+                () => Message.success(t('common.deleteSuccess')),
+                () => undefined,
+              )
+            }
+          >
+            <Button type="text" size="small" status="danger">
+              {t('common.delete')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <PageContainer>
+      <Card bordered={false} title={t('configTemplate.title')}>
+        <div className={styles.searchRow}>
+          <Form form={form} className={styles.searchForm} layout="inline" onSubmit={search}>
+            <Form.Item label={t('configTemplate.keyword')} field="keyword">
+              <Input
+                placeholder={t('configTemplate.keyword.placeholder')}
+                allowClear
+                maxLength={64}
+                style={{ width: 280 }}
+              />
+            </Form.Item>
+          </Form>
+          <Space size={12} className={styles.searchButtons}>
+            <Button type="primary" icon={<IconSearch />} onClick={search}>
+              {t('common.search')}
+            </Button>
+            <Button
+              icon={<IconRefresh />}
+              onClick={() => {
+                form.resetFields();
+                search();
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </div>
+        <Divider />
+        <div className={styles.toolbar}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/device/config-template/new')}>
+            {t('configTemplate.create')}
+          </Button>
+        </div>
+        <Table<ConfigTemplateItem>
+          rowKey="id"
+          loading={isFetching}
+          columns={columns}
+          data={data?.data ?? []}
+          pagination={{
+            current: params.current,
+            pageSize: params.per_page,
+            total: data?.total ?? 0,
+            showTotal: (total: number) => t('configTemplate.total', { total }),
+            sizeCanChange: true,
+            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
+          }}
+        />
+      </Card>
+    </PageContainer>
+  );
+}

@@ -1,0 +1,98 @@
+import type { DeviceItem } from '@cellhub/contract/devices';
+import type {
+  UserCommandBody,
+  UserCommandItem,
+  UserCommandRun,
+  UserCommandRunSummary,
+  UserCommandUpdateBody,
+} from '@cellhub/contract/user-commands';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { http } from '../../lib/request';
+
+export interface UserCommandListParams {
+  current: number;
+  per_page: number;
+  keyword?: string;
+}
+
+const KEY = ['user-commands'] as const;
+
+export function useUserCommandList(params: UserCommandListParams) {
+  return useQuery({
+    queryKey: [...KEY, 'list', params],
+    queryFn: () => http.list<UserCommandItem>('/api/user-commands', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useUserCommand(id: number | undefined) {
+  return useQuery({
+    queryKey: [...KEY, 'one', id],
+    queryFn: () => http.get<UserCommandItem>(`/api/user-commands/${id}`),
+    enabled: id !== undefined,
+  });
+}
+
+export function useSaveUserCommand() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id?: number; body: UserCommandBody | UserCommandUpdateBody }) =>
+      id === undefined
+        ? http.post<UserCommandItem>('/api/user-commands', body, { silent: true })
+        : http.put<UserCommandItem>(`/api/user-commands/${id}`, body, { silent: true }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useDeleteUserCommand() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => http.delete<null>(`/api/user-commands/${id}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useSendUserCommand(id: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (sns: string[]) => http.post<UserCommandRun>(`/api/user-commands/${id}/send`, { sns }),
+    onSuccess: (run) => {
+      queryClient.setQueryData([...KEY, 'run', id, run.id], run);
+      return queryClient.invalidateQueries({ queryKey: [...KEY, 'runs', id] });
+    },
+  });
+}
+
+export function useRunList(id: number, current: number) {
+  return useQuery({
+    queryKey: [...KEY, 'runs', id, current],
+    queryFn: () =>
+      http.list<UserCommandRunSummary>(`/api/user-commands/${id}/runs`, { current, per_page: 10 }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useRun(id: number, runId: number | undefined) {
+  return useQuery({
+    queryKey: [...KEY, 'run', id, runId],
+    queryFn: () => http.get<UserCommandRun>(`/api/user-commands/${id}/runs/${runId}`),
+    enabled: runId !== undefined,
+  });
+}
+
+export function useRefreshRun() {
+  const queryClient = useQueryClient();
+  return (id: number, runId: number) =>
+    queryClient.invalidateQueries({ queryKey: [...KEY, 'run', id, runId] });
+}
+
+/** The caller's devices matching a keyword, for the target picker. */
+export function useDeviceOptions(keyword: string) {
+  return useQuery({
+    queryKey: ['user-command-device-options', keyword],
+    queryFn: () =>
+      http.list<DeviceItem>('/api/devices', { current: 1, per_page: 50, keyword: keyword || undefined }),
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+}

@@ -1,0 +1,55 @@
+import { Badge, Select, Space } from '@arco-design/web-react';
+import { useEffect, useState } from 'react';
+import { useDeviceOptions } from '../api';
+
+/**
+ * Picks several of the caller's devices by sn, name, IMEI or ICCID (server-side search, 50 at a time).
+ * Kept beside its one feature; src/components is the place for it once a second feature needs the same picker.
+ */
+export default function DevicePicker({
+  value,
+  onChange,
+  placeholder,
+  onlineText,
+  offlineText,
+}: {
+  value: string[];
+  onChange: (sns: string[]) => void;
+  placeholder: string;
+  onlineText: string;
+  offlineText: string;
+}) {
+  const [input, setInput] = useState('');
+  const [keyword, setKeyword] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setKeyword(input.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [input]);
+  const { data, isFetching } = useDeviceOptions(keyword);
+  return (
+    <Select
+      mode="multiple"
+      showSearch
+      allowClear
+      filterOption={false}
+      loading={isFetching}
+      placeholder={placeholder}
+      value={value}
+      onChange={(v: string[]) => onChange(v)}
+      onSearch={setInput}
+      data-testid="device-picker"
+      style={{ width: '100%' }}
+    >
+      {(data?.data ?? []).map((d) => (
+        <Select.Option key={d.sn} value={d.sn}>
+          <Space size={8}>
+            <Badge status={d.online === 1 ? 'success' : 'default'} />
+            <span>{d.sn}</span>
+            {d.name && <span style={{ color: 'var(--color-text-3)' }}>{d.name}</span>}
+            <span style={{ color: 'var(--color-text-3)' }}>{d.online === 1 ? onlineText : offlineText}</span>
+          </Space>
+        </Select.Option>
+      ))}
+    </Select>
+  );
+}

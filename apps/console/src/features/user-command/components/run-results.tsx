@@ -1,0 +1,73 @@
+import type { RunResultStatus, UserCommandResult, UserCommandRun } from '@cellhub/contract/user-commands';
+import { Badge, Empty, Table, type TableColumnProps } from '@arco-design/web-react';
+import { useLocale } from '../../../lib/i18n';
+import locale from '../locale';
+import styles from '../pages/user-command.module.css';
+
+const BADGE: Record<RunResultStatus, 'processing' | 'success' | 'warning' | 'error' | 'default'> = {
+  sent: 'processing',
+  replied: 'success',
+  timeout: 'warning',
+  offline: 'default',
+  failed: 'error',
+  not_found: 'error',
+};
+
+/** Counts for the line above the table. */
+export function summarise(run: UserCommandRun) {
+  const n = (s: RunResultStatus) => run.results.filter((r) => r.status === s).length;
+  const replied = n('replied');
+  const waiting = n('sent');
+  const timeout = n('timeout');
+  return {
+    total: run.results.length,
+    replied,
+    waiting,
+    timeout,
+    other: run.results.length - replied - waiting - timeout,
+  };
+}
+
+export default function RunResults({ run }: { run: UserCommandRun | undefined }) {
+  const t = useLocale(locale);
+  const columns: TableColumnProps<UserCommandResult>[] = [
+    { title: t('userCommand.result.sn'), dataIndex: 'sn' },
+    {
+      title: t('userCommand.result.status'),
+      dataIndex: 'status',
+      render: (v: RunResultStatus) => <Badge status={BADGE[v]} text={t(`userCommand.result.${v}`)} />,
+    },
+    {
+      title: t('userCommand.result.code'),
+      dataIndex: 'code',
+      render: (v: number | null) => (v === null ? '-' : v),
+    },
+    {
+      title: t('userCommand.result.reply'),
+      dataIndex: 'reply',
+      render: (v: string | null) =>
+        v === null ? <span className={styles.muted}>-</span> : <span className={styles.mono}>{v}</span>,
+    },
+    {
+      title: t('userCommand.result.latency'),
+      dataIndex: 'latency_ms',
+      render: (v: number | null) => (v === null ? '-' : `${v} ms`),
+    },
+  ];
+  if (!run) return <Empty description={t('userCommand.detail.results.empty')} />;
+  const s = summarise(run);
+  return (
+    <>
+      <div className={styles.summary} data-testid="run-summary">
+        {t('userCommand.summary', s)}
+      </div>
+      <Table<UserCommandResult>
+        rowKey="sn"
+        size="small"
+        columns={columns}
+        data={run.results}
+        pagination={run.results.length > 20 ? { pageSize: 20 } : false}
+      />
+    </>
+  );
+}

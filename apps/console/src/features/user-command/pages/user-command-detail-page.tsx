@@ -1,0 +1,172 @@
+import type { UserCommandRunSummary } from '@cellhub/contract/user-commands';
+import {
+  Badge,
+  Button,
+  Card,
+  Descriptions,
+  Message,
+  Space,
+  Spin,
+  Table,
+  Tag,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconEdit, IconSend } from '@arco-design/web-react/icon';
+import { useMemo, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { PageContainer } from '../../../components/page-container';
+import { formatTime } from '../../../lib/format-time';
+import { useLocale } from '../../../lib/i18n';
+import { useDeviceEvents } from '../../../lib/realtime';
+import { useRefreshRun, useRun, useRunList, useSendUserCommand, useUserCommand } from '../api';
+import DevicePicker from '../components/device-picker';
+import RunResults from '../components/run-results';
+import locale from '../locale';
+import styles from './user-command.module.css';
+
+export default function UserCommandDetailPage() {
+  const t = useLocale(locale);
+  const navigate = useNavigate();
+  const id = Number(useParams().id);
+  const { data: cmd, isLoading } = useUserCommand(id);
+  const [targets, setTargets] = useState<string[]>([]);
+  const [page, setPage] = useState(1);
+  const { data: runs } = useRunList(id, page);
+  const [chosenRun, setChosenRun] = useState<number | undefined>();
+  const runId = chosenRun ?? runs?.data[0]?.id;
+  const { data: run } = useRun(id, runId);
+  const send = useSendUserCommand(id);
+  const refreshRun = useRefreshRun();
+
+  // Replies and timeouts arrive as device.command events; the run is read again so the table shows the server's view.
+  const commandIds = useMemo(
+    () => new Set((run?.results ?? []).map((r) => r.command_id).filter((x): x is string => x !== null)),
+    [run],
+  );
+  const waiting = run?.results.some((r) => r.status === 'sent') ?? false;
+  const live = useDeviceEvents(
+    waiting && run ? { sns: run.results.map((r) => r.sn), types: ['device.command'] } : null,
+    (event) => {
+      if (event.type === 'device.command' && run && commandIds.has(String(event.id)))
+        void refreshRun(id, run.id);
+    },
+  );
+
+  const submit = async () => {
+    if (targets.length === 0) {
+      Message.warning(t('userCommand.detail.noTargets'));
+      return;
+    }
+    try {
+      const result = await send.mutateAsync(targets);
+      setChosenRun(result.id);
+      setPage(1);
+      const sent = result.results.filter((r) => r.status === 'sent').length;
+      Message.success(t('userCommand.detail.sendDone', { sent, other: result.results.length - sent }));
+    } catch {
+      // The request layer has shown why.
+    }
+  };
+
+  const runColumns: TableColumnProps<UserCommandRunSummary>[] = [
+    {
+      title: t('userCommand.detail.runAt'),
+      dataIndex: 'createdat',
+      render: (v: string, row) => (
+        <Button type="text" size="mini" onClick={() => setChosenRun(row.id)}>
+          {formatTime(v)}
+          {row.id === runId && (
+            <Tag size="small" color="arcoblue" style={{ marginLeft: 8 }}>
+              ✓
+            </Tag>
+          )}
+        </Button>
+      ),
+    },
+    {
+      title: t('userCommand.col.data'),
+      dataIndex: 'data',
+      render: (v: string) => <span className={styles.mono}>{v}</span>,
+    },
+    { title: t('userCommand.detail.runDevices'), dataIndex: 'total' },
+  ];
+
+  return (
+    <PageContainer>
+      <Card
+        bordered={false}
+        title={t('userCommand.detail.info')}
+        extra={
+          <Button icon={<IconEdit />} onClick={() => navigate(`/device/user-command/edit/${id}`)}>
+            {t('common.edit')}
+          </Button>
+        }
+      >
+        <Spin loading={isLoading} style={{ display: 'block' }}>
+          {cmd && (
+            <Descriptions
+              column={2}
+              data={[
+                { label: t('userCommand.col.name'), value: cmd.name },
+                {
+                  label: t('userCommand.col.type'),
+                  value: <Tag size="small">{t(`userCommand.type.${cmd.type}`)}</Tag>,
+                },
+                { label: t('userCommand.col.data'), value: <span className={styles.mono}>{cmd.data}</span> },
+                { label: t('userCommand.col.description'), value: cmd.description || '-' },
+                { label: t('userCommand.col.runs'), value: cmd.runs },
+                { label: t('userCommand.col.updated'), value: formatTime(cmd.updatedat) },
+              ]}
+            />
+          )}
+        </Spin>
+      </Card>
+      <Card bordered={false} title={t('userCommand.detail.sendTitle')}>
+        <div className={styles.sendRow}>
+          <div className={styles.sendPicker}>
+            <DevicePicker
+              value={targets}
+              onChange={setTargets}
+              placeholder={t('userCommand.detail.targets.placeholder')}
+              onlineText={t('userCommand.online')}
+              offlineText={t('userCommand.offline')}
+            />
+          </div>
+          <Button type="primary" icon={<IconSend />} loading={send.isPending} onClick={submit}>
+            {t('userCommand.detail.sendButton')}
+          </Button>
+        </div>
+      </Card>
+      <Card
+        bordered={false}
+        title={t('userCommand.detail.results')}
+        extra={
+          waiting && (
+            <Space size={6}>
+              <Badge
+                status={live === 'open' ? 'processing' : 'default'}
+                text={t('userCommand.detail.live')}
+              />
+            </Space>
+          )
+        }
+      >
+        <RunResults run={run} />
+      </Card>
+      <Card bordered={false} title={t('userCommand.detail.history')}>
+        <Table<UserCommandRunSummary>
+          rowKey="id"
+          size="small"
+          columns={runColumns}
+          data={runs?.data ?? []}
+          pagination={{
+            current: page,
+            pageSize: 10,
+            total: runs?.total ?? 0,
+            onChange: (current: number) => setPage(current),
+          }}
+        />
+      </Card>
+    </PageContainer>
+  );
+}

@@ -1,0 +1,150 @@
+import type { UserCommandItem } from '@cellhub/contract/user-commands';
+import {
+  Button,
+  Card,
+  Divider,
+  Form,
+  Input,
+  Message,
+  Popconfirm,
+  Space,
+  Table,
+  Tag,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { PageContainer } from '../../../components/page-container';
+import { formatTime } from '../../../lib/format-time';
+import { useLocale } from '../../../lib/i18n';
+import { useDeleteUserCommand, useUserCommandList, type UserCommandListParams } from '../api';
+import locale from '../locale';
+import styles from './user-command.module.css';
+
+export default function UserCommandListPage() {
+  const t = useLocale(locale);
+  const navigate = useNavigate();
+  const [form] = Form.useForm<{ keyword?: string }>();
+  const [params, setParams] = useState<UserCommandListParams>({ current: 1, per_page: 10 });
+  const { data, isFetching } = useUserCommandList(params);
+  const remove = useDeleteUserCommand();
+
+  const search = () => {
+    const keyword = form.getFieldValue('keyword') as string | undefined;
+    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
+  };
+
+  const columns: TableColumnProps<UserCommandItem>[] = [
+    {
+      title: t('userCommand.col.name'),
+      dataIndex: 'name',
+      render: (v: string, row) => (
+        <Button type="text" size="mini" onClick={() => navigate(`/device/user-command/detail/${row.id}`)}>
+          {v}
+        </Button>
+      ),
+    },
+    {
+      title: t('userCommand.col.type'),
+      dataIndex: 'type',
+      render: (v: string) => (
+        <Tag size="small" color={v === 'hex' ? 'arcoblue' : 'green'}>
+          {t(`userCommand.type.${v}`)}
+        </Tag>
+      ),
+    },
+    {
+      title: t('userCommand.col.data'),
+      dataIndex: 'data',
+      render: (v: string) => <span className={styles.mono}>{v.length > 48 ? `${v.slice(0, 48)}…` : v}</span>,
+    },
+    { title: t('userCommand.col.description'), dataIndex: 'description' },
+    { title: t('userCommand.col.runs'), dataIndex: 'runs' },
+    {
+      title: t('userCommand.col.updated'),
+      dataIndex: 'updatedat',
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
+    {
+      title: t('common.operations'),
+      dataIndex: 'operations',
+      render: (_: unknown, row) => (
+        <Space size={0} className={styles.nowrap}>
+          <Button type="text" size="small" onClick={() => navigate(`/device/user-command/detail/${row.id}`)}>
+            {t('userCommand.send')}
+          </Button>
+          <Button type="text" size="small" onClick={() => navigate(`/device/user-command/edit/${row.id}`)}>
+            {t('common.edit')}
+          </Button>
+          <Popconfirm
+            title={t('common.deleteConfirm')}
+            onOk={() =>
+              remove.mutateAsync(row.id).then(
+                () => Message.success(t('common.deleteSuccess')),
+                () => undefined,
+              )
+            }
+          >
+            <Button type="text" size="small" status="danger">
+              {t('common.delete')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <PageContainer>
+      <Card bordered={false} title={t('userCommand.title')}>
+        <div className={styles.searchRow}>
+          <Form form={form} className={styles.searchForm} layout="inline" onSubmit={search}>
+            <Form.Item label={t('userCommand.keyword')} field="keyword">
+              <Input
+                placeholder={t('userCommand.keyword.placeholder')}
+                allowClear
+                maxLength={64}
+                style={{ width: 280 }}
+              />
+            </Form.Item>
+          </Form>
+          <Space size={12} className={styles.searchButtons}>
+            <Button type="primary" icon={<IconSearch />} onClick={search}>
+              {t('common.search')}
+            </Button>
+            <Button
+              icon={<IconRefresh />}
+              onClick={() => {
+                form.resetFields();
+                search();
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </div>
+        <Divider />
+        <div className={styles.toolbar}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/device/user-command/create')}>
+            {t('userCommand.create')}
+          </Button>
+        </div>
+        <Table<UserCommandItem>
+          rowKey="id"
+          loading={isFetching}
+          columns={columns}
+          data={data?.data ?? []}
+          pagination={{
+            current: params.current,
+            pageSize: params.per_page,
+            total: data?.total ?? 0,
+            showTotal: (total: number) => t('userCommand.total', { total }),
+            sizeCanChange: true,
+            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
+          }}
+        />
+      </Card>
+    </PageContainer>
+  );
+}
