@@ -1,0 +1,224 @@
+import type { PlatformItem, PlatformType } from '@cellhub/contract/platforms';
+import { PLATFORM_TYPES } from '@cellhub/contract/platforms';
+import {
+  Button,
+  Card,
+  Divider,
+  Form,
+  Grid,
+  Input,
+  Message,
+  Modal,
+  Popconfirm,
+  Select,
+  Space,
+  Table,
+  Tag,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { PageContainer } from '../../../components/page-container';
+import { formatTime } from '../../../lib/format-time';
+import { useLocale } from '../../../lib/i18n';
+import { ApiError } from '../../../lib/request';
+import { useDeletePlatform, usePlatformList, useSavePlatform, type PlatformListParams } from '../api';
+import PlatformFormFields, {
+  bodyOf,
+  showPlatformError,
+  valuesOf,
+  type PlatformValues,
+} from '../components/platform-form';
+import locale from '../locale';
+import styles from './platform.module.css';
+
+const TYPE_COLOR: Record<PlatformType, string> = {
+  aliyun: 'orangered',
+  tencent: 'arcoblue',
+  azure: 'cyan',
+  netkit: 'purple',
+  mqtt: 'green',
+};
+
+function endpointOf(p: PlatformItem): string {
+  const c = p.platform_config;
+  const host = String(c.hub_host ?? c.host ?? '');
+  if (host) return `${host}:${String(c.port ?? '')}`;
+  if (p.platform_type === 'aliyun')
+    return `*.iot-as-mqtt.${String(c.region_id)}.aliyuncs.com:${String(c.port)}`;
+  if (p.platform_type === 'tencent') return `*.iotcloud.tencentdevices.com:${String(c.port)}`;
+  return '';
+}
+
+export default function PlatformListPage() {
+  const t = useLocale(locale);
+  const navigate = useNavigate();
+  const [search] = Form.useForm<{ keyword?: string; platform_type?: PlatformType }>();
+  const [params, setParams] = useState<PlatformListParams>({ current: 1, per_page: 10 });
+  const { data, isFetching } = usePlatformList(params);
+  const remove = useDeletePlatform();
+  const save = useSavePlatform();
+  const [editing, setEditing] = useState<PlatformItem | null>(null);
+  const [form] = Form.useForm<PlatformValues>();
+
+  const apply = () => {
+    const v = search.getFieldsValue();
+    setParams((p) => ({
+      ...p,
+      current: 1,
+      keyword: v.keyword?.trim() || undefined,
+      platform_type: v.platform_type,
+    }));
+  };
+
+  const onDelete = (row: PlatformItem) =>
+    remove.mutateAsync(row.id).then(
+      () => Message.success(t('platform.delete.done')),
+      (e: unknown) => {
+        const count =
+          e instanceof ApiError && e.code === 10112
+            ? (e.details as { product_count?: number } | undefined)?.product_count
+            : undefined;
+        Message.error(count !== undefined ? t('platform.delete.bound', { count }) : (e as Error).message);
+      },
+    );
+
+  const submitEdit = async () => {
+    if (!editing) return;
+    const values = await form.validate();
+    try {
+      await save.mutateAsync({ id: editing.id, body: bodyOf(values) });
+      Message.success(t('platform.saved'));
+      setEditing(null);
+    } catch (e) {
+      showPlatformError(form, e);
+    }
+  };
+
+  const columns: TableColumnProps<PlatformItem>[] = [
+    { title: t('platform.col.name'), dataIndex: 'name' },
+    {
+      title: t('platform.col.type'),
+      dataIndex: 'platform_type',
+      render: (v: PlatformType) => <Tag color={TYPE_COLOR[v]}>{t(`platform.type.${v}`)}</Tag>,
+    },
+    {
+      title: t('platform.col.endpoint'),
+      dataIndex: 'endpoint',
+      render: (_: unknown, row) => <span className={styles.mono}>{endpointOf(row)}</span>,
+    },
+    { title: t('platform.col.products'), dataIndex: 'product_count' },
+    {
+      title: t('platform.col.created'),
+      dataIndex: 'createdat',
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
+    {
+      title: t('platform.col.operations'),
+      dataIndex: 'operations',
+      render: (_: unknown, row) => (
+        <Space size={0} className={styles.nowrap}>
+          <Button
+            type="text"
+            size="small"
+            onClick={() => {
+              setEditing(row);
+              form.setFieldsValue(valuesOf(row));
+            }}
+          >
+            {t('platform.edit')}
+          </Button>
+          <Popconfirm title={t('platform.delete.confirm')} onOk={() => onDelete(row)}>
+            <Button type="text" size="small" status="danger">
+              {t('platform.delete')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <PageContainer>
+      <Card bordered={false} title={t('platform.list.title')}>
+        <div className={styles.searchRow}>
+          <Form
+            form={search}
+            className={styles.searchForm}
+            labelCol={{ span: 5 }}
+            wrapperCol={{ span: 19 }}
+            labelAlign="left"
+            onSubmit={apply}
+          >
+            <Grid.Row gutter={24}>
+              <Grid.Col span={12}>
+                <Form.Item label={t('platform.keyword')} field="keyword">
+                  <Input placeholder={t('platform.keyword.placeholder')} allowClear maxLength={64} />
+                </Form.Item>
+              </Grid.Col>
+              <Grid.Col span={12}>
+                <Form.Item label={t('platform.type')} field="platform_type">
+                  <Select
+                    allowClear
+                    placeholder={t('platform.type.all')}
+                    options={PLATFORM_TYPES.map((v) => ({ value: v, label: t(`platform.type.${v}`) }))}
+                  />
+                </Form.Item>
+              </Grid.Col>
+            </Grid.Row>
+          </Form>
+          <Space size={12} className={styles.searchButtons}>
+            <Button type="primary" icon={<IconSearch />} onClick={apply}>
+              {t('common.search')}
+            </Button>
+            <Button
+              icon={<IconRefresh />}
+              onClick={() => {
+                search.resetFields();
+                apply();
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </div>
+        <Divider style={{ marginTop: 0 }} />
+        <div className={styles.toolbar}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/platform/create')}>
+            {t('platform.create')}
+          </Button>
+        </div>
+        <Table<PlatformItem>
+          rowKey="id"
+          loading={isFetching}
+          columns={columns}
+          data={data?.data ?? []}
+          pagination={{
+            current: params.current,
+            pageSize: params.per_page,
+            total: data?.total ?? 0,
+            showTotal: (total: number) => t('platform.total', { total }),
+            sizeCanChange: true,
+            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
+          }}
+        />
+      </Card>
+      <Modal
+        title={t('platform.editTitle')}
+        visible={!!editing}
+        onOk={() => void submitEdit()}
+        onCancel={() => setEditing(null)}
+        confirmLoading={save.isPending}
+        okText={t('platform.save')}
+        cancelText={t('platform.cancel')}
+        style={{ width: 760 }}
+        unmountOnExit
+      >
+        <Form<PlatformValues> form={form} layout="vertical">
+          <PlatformFormFields form={form} t={t} editing />
+        </Form>
+      </Modal>
+    </PageContainer>
+  );
+}

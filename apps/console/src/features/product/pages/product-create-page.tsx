@@ -1,0 +1,5 @@
+import ProductForm from '../components/product-form';
+
+export default function ProductCreatePage() {
+  return <ProductForm />;
+}

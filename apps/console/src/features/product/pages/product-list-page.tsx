@@ -1,0 +1,171 @@
+import type { ProductItem } from '@cellhub/contract/products';
+import {
+  Button,
+  Card,
+  Divider,
+  Form,
+  Grid,
+  Input,
+  Message,
+  Popconfirm,
+  Space,
+  Table,
+  Tag,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { PageContainer } from '../../../components/page-container';
+import { formatTime } from '../../../lib/format-time';
+import { useLocale } from '../../../lib/i18n';
+import { useDeleteProduct, useProductList, type ProductListParams } from '../api';
+import { deleteRefusal } from '../delete-refusal';
+import locale from '../locale';
+import styles from './product.module.css';
+
+export default function ProductListPage() {
+  const t = useLocale(locale);
+  const navigate = useNavigate();
+  const [form] = Form.useForm<{ keyword?: string }>();
+  const [params, setParams] = useState<ProductListParams>({ current: 1, per_page: 10 });
+  const { data, isFetching } = useProductList(params);
+  const remove = useDeleteProduct();
+
+  const search = () => {
+    const { keyword } = form.getFieldsValue();
+    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
+  };
+
+  const onDelete = (row: ProductItem) =>
+    remove.mutateAsync(row.product_key).then(
+      () => Message.success(t('product.delete.done')),
+      (e: unknown) => {
+        const refusal = deleteRefusal(e);
+        Message.error(
+          refusal ? t('product.delete.hasDevices', { count: refusal.device_count }) : (e as Error).message,
+        );
+      },
+    );
+
+  const columns: TableColumnProps<ProductItem>[] = [
+    {
+      title: t('product.col.name'),
+      dataIndex: 'name',
+      render: (v: string, row) => <Link to={`/product/detail/${row.product_key}`}>{v}</Link>,
+    },
+    {
+      title: t('product.col.productKey'),
+      dataIndex: 'product_key',
+      render: (v: string) => <span className={styles.mono}>{v}</span>,
+    },
+    {
+      title: t('product.col.nodetype'),
+      dataIndex: 'nodetype',
+      render: (v: string) => t(`product.nodetype.${v}`),
+    },
+    { title: t('product.col.protocol'), dataIndex: 'protocol' },
+    {
+      title: t('product.col.platform'),
+      dataIndex: 'iot_platform_name',
+      render: (v: string, row) =>
+        row.iot_platform_id ? (
+          <Tag color="arcoblue" size="small">
+            {v}
+          </Tag>
+        ) : (
+          <span className={styles.muted}>{t('product.none')}</span>
+        ),
+    },
+    { title: t('product.col.devices'), dataIndex: 'device_count' },
+    {
+      title: t('product.col.configDifferent'),
+      dataIndex: 'config_version_different',
+      render: (v: number) =>
+        v > 0 ? <Tag color="orange">{v}</Tag> : <span className={styles.muted}>0</span>,
+    },
+    {
+      title: t('product.col.created'),
+      dataIndex: 'createdat',
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
+    {
+      title: t('product.col.operations'),
+      dataIndex: 'operations',
+      render: (_: unknown, row) => (
+        <Space size={0} className={styles.nowrap}>
+          <Button type="text" size="small" onClick={() => navigate(`/product/detail/${row.product_key}`)}>
+            {t('product.view')}
+          </Button>
+          <Button type="text" size="small" onClick={() => navigate(`/product/edit/${row.product_key}`)}>
+            {t('product.edit')}
+          </Button>
+          <Popconfirm title={t('product.delete.confirm')} onOk={() => onDelete(row)}>
+            <Button type="text" size="small" status="danger">
+              {t('product.delete')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <PageContainer>
+      <Card bordered={false} title={t('product.list.title')}>
+        <div className={styles.searchRow}>
+          <Form
+            form={form}
+            className={styles.searchForm}
+            labelCol={{ span: 5 }}
+            wrapperCol={{ span: 19 }}
+            labelAlign="left"
+            onSubmit={search}
+          >
+            <Grid.Row gutter={24}>
+              <Grid.Col span={12}>
+                <Form.Item label={t('product.keyword')} field="keyword">
+                  <Input placeholder={t('product.keyword.placeholder')} allowClear maxLength={64} />
+                </Form.Item>
+              </Grid.Col>
+            </Grid.Row>
+          </Form>
+          <Space size={12} className={styles.searchButtons}>
+            <Button type="primary" icon={<IconSearch />} onClick={search}>
+              {t('common.search')}
+            </Button>
+            <Button
+              icon={<IconRefresh />}
+              onClick={() => {
+                form.resetFields();
+                search();
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </div>
+        <Divider style={{ marginTop: 0 }} />
+        <div className={styles.toolbar}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/product/create')}>
+            {t('product.create')}
+          </Button>
+        </div>
+        <Table<ProductItem>
+          rowKey="product_key"
+          loading={isFetching}
+          columns={columns}
+          data={data?.data ?? []}
+          pagination={{
+            current: params.current,
+            pageSize: params.per_page,
+            total: data?.total ?? 0,
+            showTotal: (total: number) => t('product.total', { total }),
+            sizeCanChange: true,
+            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
+          }}
+        />
+      </Card>
+    </PageContainer>
+  );
+}
