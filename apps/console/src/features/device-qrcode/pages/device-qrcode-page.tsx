@@ -20,16 +20,7 @@ export default function DeviceQrcodePage() {
 
   let body;
   if (isLoading) body = <Spin style={{ display: 'block', margin: '48px auto' }} />;
-  else if (error) {
-    const missing = error instanceof ApiError && error.code === 10117;
-    body = (
-      <Result
-        status={missing ? '404' : 'error'}
-        title={missing ? t('qrcode.notFound') : t('qrcode.error')}
-        subTitle={missing ? t('qrcode.notFound.hint') : undefined}
-      />
-    );
-  } else if (data) {
+  else if (data) {
     body = (
       <Descriptions
         column={1}
@@ -51,6 +42,15 @@ export default function DeviceQrcodePage() {
             value: data.lastcommunicationat ? formatTime(data.lastcommunicationat) : t('qrcode.never'),
           },
         ]}
+      />
+    );
+  } else if (error) {
+    const missing = error instanceof ApiError && error.code === 10117;
+    body = (
+      <Result
+        status={missing ? '404' : 'error'}
+        title={missing ? t('qrcode.notFound') : t('qrcode.error')}
+        subTitle={missing ? t('qrcode.notFound.hint') : undefined}
       />
     );
   }

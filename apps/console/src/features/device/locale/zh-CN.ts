@@ -3,7 +3,7 @@ const zhCN = {
   'device.filter.keyword': '关键字',
   'device.filter.keyword.placeholder': '序列号、名称、IMEI 或 ICCID',
   'device.filter.product': '产品',
-  'device.filter.online': '在线状态',
+  'device.filter.online': '状态',
   'device.filter.all': '全部',
   'device.online': '在线',
   'device.offline': '离线',

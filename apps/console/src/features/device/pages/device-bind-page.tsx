@@ -81,9 +81,11 @@ export default function DeviceBindPage() {
                   className={styles.mono}
                 />
               </Form.Item>
-              <Button type="primary" htmlType="submit" loading={bind.isPending}>
-                {t('device.bind.submit')}
-              </Button>
+              <Form.Item>
+                <Button type="primary" htmlType="submit" loading={bind.isPending}>
+                  {t('device.bind.submit')}
+                </Button>
+              </Form.Item>
             </Form>
           </div>
         )}

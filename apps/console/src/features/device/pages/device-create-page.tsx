@@ -104,9 +104,11 @@ function BySnForm({ t }: { t: Translate }) {
         <Form.Item label={t('device.create.description')} field="description">
           <Input maxLength={200} />
         </Form.Item>
-        <Button type="primary" htmlType="submit" loading={create.isPending}>
-          {t('device.create.submit')}
-        </Button>
+        <Form.Item>
+          <Button type="primary" htmlType="submit" loading={create.isPending}>
+            {t('device.create.submit')}
+          </Button>
+        </Form.Item>
       </Form>
       {lines && (
         <>
@@ -163,7 +165,6 @@ function ImportForm({ t }: { t: Translate }) {
           <Space direction="vertical">
             <Upload
               accept=".csv,.xlsx"
-              limit={1}
               autoUpload={false}
               fileList={files}
               onChange={(list) => {
@@ -191,9 +192,11 @@ function ImportForm({ t }: { t: Translate }) {
         <Form.Item field="update_only" triggerPropName="checked" extra={t('device.import.updateOnly.hint')}>
           <Checkbox>{t('device.import.updateOnly')}</Checkbox>
         </Form.Item>
-        <Button type="primary" htmlType="submit" loading={run.isPending}>
-          {t('device.import.submit')}
-        </Button>
+        <Form.Item>
+          <Button type="primary" htmlType="submit" loading={run.isPending}>
+            {t('device.import.submit')}
+          </Button>
+        </Form.Item>
       </Form>
       {result && (
         <>
