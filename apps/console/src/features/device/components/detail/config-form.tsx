@@ -215,7 +215,7 @@ export default function ConfigForm({ base, saving, onSave }: ConfigFormProps) {
       data-testid="config-form"
       scrollToFirstError
     >
-      <Tabs activeTab={tab} onChange={(k) => setTab(k as Group)} lazyload={false} type="card-gutter">
+      <Tabs activeTab={tab} onChange={(k) => setTab(k as Group)} lazyload={false}>
         <Tabs.TabPane key="global" title={t('deviceDetail.config.group.global')}>
           <Divider orientation="left">{t('deviceDetail.config.apn')}</Divider>
           <Row gutter={16}>

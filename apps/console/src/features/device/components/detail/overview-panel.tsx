@@ -72,12 +72,9 @@ export default function OverviewPanel({ d }: { d: DeviceDetail }) {
         <Descriptions column={{ xs: 1, md: 2, xl: 3 }} labelStyle={labelStyle} data={basic} />
       </Card>
       <Card bordered={false} title={t('deviceDetail.cellular')}>
-        <Descriptions
-          column={{ xs: 1, md: 2, xl: 3 }}
-          labelStyle={labelStyle}
-          data={cellular}
-          data-testid="device-cellular"
-        />
+        <div data-testid="device-cellular">
+          <Descriptions column={{ xs: 1, md: 2, xl: 3 }} labelStyle={labelStyle} data={cellular} />
+        </div>
       </Card>
       <Card bordered={false} title={t('deviceDetail.versions')}>
         <Descriptions column={{ xs: 1, md: 3 }} labelStyle={labelStyle} data={versions} />

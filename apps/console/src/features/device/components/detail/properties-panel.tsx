@@ -1,6 +1,5 @@
 import { Card, Empty, Radio, Select, Space, Spin, Table, Typography } from '@arco-design/web-react';
 import type { DeviceDetail } from '@cellhub/contract/devices';
-import type { ProductProperty } from '@cellhub/contract/products';
 import type { SeriesRange } from '@cellhub/contract/property-series';
 import { useCallback, useMemo, useState } from 'react';
 import { Chart, type ChartTheme } from '../../../../components/chart/chart';
@@ -28,13 +27,15 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   );
   const unitOf = (key: string) => byKey.get(key)?.unit ?? '';
 
-  // Chartable: numbers and booleans the device reported, and numeric properties the product defines.
+  // Chartable: the product's numeric properties in its order, then other numbers and booleans the device sent.
   const chartKeys = useMemo(() => {
-    const keys = new Set<string>();
-    for (const p of d.properties) if (typeof p.value !== 'string') keys.add(p.key);
-    for (const p of defs ?? [])
-      if ((p as ProductProperty).datatype !== 'string' && p.charttype !== 'none') keys.add(p.key);
-    return [...keys].sort();
+    const keys: string[] = [];
+    for (const p of defs ?? []) if (p.datatype !== 'string' && p.charttype !== 'none') keys.push(p.key);
+    const extra = d.properties
+      .filter((p) => typeof p.value !== 'string' && !keys.includes(p.key))
+      .map((p) => p.key)
+      .sort();
+    return [...keys, ...extra];
   }, [d.properties, defs]);
 
   const [picked, setPicked] = useState<string | undefined>();
