@@ -58,7 +58,10 @@ export function useApplyTemplate(id: number) {
     mutationFn: (sns: string[]) => http.post<ConfigApply>(`/api/config-templates/${id}/apply`, { sns }),
     onSuccess: (apply) => {
       queryClient.setQueryData([...KEY, 'apply', id, apply.id], apply);
-      return queryClient.invalidateQueries({ queryKey: [...KEY, 'applies', id] });
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: [...KEY, 'applies', id] }),
+        queryClient.invalidateQueries({ queryKey: [...KEY, 'list'] }),
+      ]);
     },
   });
 }
@@ -78,6 +81,9 @@ export function useApply(id: number | undefined, applyId: number | undefined) {
     queryKey: [...KEY, 'apply', id, applyId],
     queryFn: () => http.get<ConfigApply>(`/api/config-templates/${id}/applies/${applyId}`),
     enabled: id !== undefined && applyId !== undefined,
+    // Events make updates immediate; this catches a device that synced before the page subscribed.
+    refetchInterval: (query) =>
+      query.state.data?.results.some((r) => r.status === 'pending') ? 4000 : false,
   });
 }
 

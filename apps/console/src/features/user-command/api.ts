@@ -58,7 +58,12 @@ export function useSendUserCommand(id: number) {
     mutationFn: (sns: string[]) => http.post<UserCommandRun>(`/api/user-commands/${id}/send`, { sns }),
     onSuccess: (run) => {
       queryClient.setQueryData([...KEY, 'run', id, run.id], run);
-      return queryClient.invalidateQueries({ queryKey: [...KEY, 'runs', id] });
+      // The run count of the command and the history both changed.
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: [...KEY, 'runs', id] }),
+        queryClient.invalidateQueries({ queryKey: [...KEY, 'one', id] }),
+        queryClient.invalidateQueries({ queryKey: [...KEY, 'list'] }),
+      ]);
     },
   });
 }
@@ -77,6 +82,9 @@ export function useRun(id: number, runId: number | undefined) {
     queryKey: [...KEY, 'run', id, runId],
     queryFn: () => http.get<UserCommandRun>(`/api/user-commands/${id}/runs/${runId}`),
     enabled: runId !== undefined,
+    // Events make updates immediate; this catches a reply that came before the page subscribed (fast devices
+    // answer while the send request is still running) and timeouts on a dropped socket.
+    refetchInterval: (query) => (query.state.data?.results.some((r) => r.status === 'sent') ? 4000 : false),
   });
 }
 

@@ -104,7 +104,7 @@ export default function ConfigTemplateDetailPage() {
               field="name"
               rules={[{ required: true, message: t('configTemplate.form.name.required') }]}
             >
-              <Input maxLength={64} style={{ width: 260 }} />
+              <Input maxLength={64} style={{ width: 260 }} data-testid="ct-name" />
             </Form.Item>
             <Form.Item label={t('configTemplate.form.description')} field="description">
               <Input maxLength={200} style={{ width: 420 }} />
@@ -152,6 +152,13 @@ function ApplySection({ id }: { id: number }) {
       void refresh(id);
     },
   );
+
+  // Whatever happened before the subscription was in place is read once it is.
+  const applyKey = apply?.id;
+  useEffect(() => {
+    if (live === 'open' && applyKey !== undefined) void refresh(id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [live, applyKey, id]);
 
   const submit = async () => {
     if (targets.length === 0) {

@@ -12,7 +12,7 @@ import {
   type TableColumnProps,
 } from '@arco-design/web-react';
 import { IconEdit, IconSend } from '@arco-design/web-react/icon';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
@@ -51,6 +51,13 @@ export default function UserCommandDetailPage() {
         void refreshRun(id, run.id);
     },
   );
+
+  // Whatever happened before the subscription was in place is read once it is.
+  const runKey = run?.id;
+  useEffect(() => {
+    if (live === 'open' && runKey !== undefined) void refreshRun(id, runKey);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [live, runKey, id]);
 
   const submit = async () => {
     if (targets.length === 0) {

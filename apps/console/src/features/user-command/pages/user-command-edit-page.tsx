@@ -79,7 +79,11 @@ export default function UserCommandEditPage() {
               field="name"
               rules={[{ required: true, message: t('userCommand.form.name.required') }]}
             >
-              <Input placeholder={t('userCommand.form.name.placeholder')} maxLength={64} />
+              <Input
+                placeholder={t('userCommand.form.name.placeholder')}
+                maxLength={64}
+                data-testid="uc-name"
+              />
             </Form.Item>
             <Form.Item label={t('userCommand.form.type')} field="type">
               <Radio.Group type="button">
@@ -100,6 +104,7 @@ export default function UserCommandEditPage() {
               ]}
             >
               <Input.TextArea
+                data-testid="uc-data"
                 className={styles.mono}
                 autoSize={{ minRows: 3, maxRows: 10 }}
                 placeholder={
