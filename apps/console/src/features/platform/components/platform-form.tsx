@@ -57,15 +57,43 @@ export function showPlatformError(form: FormInstance<PlatformValues>, e: unknown
   } else if (e.httpStatus !== 403) Message.error(e.message);
 }
 
-function FieldInput({ f, t, masked }: { f: PlatformField; t: Translate; masked: boolean }) {
+/** Form.Item hands its child `value` / `onChange` (or `checked`); they go on to the real control. */
+interface ControlProps {
+  id?: string;
+  value?: unknown;
+  checked?: boolean;
+  onChange?: (value: unknown) => void;
+}
+
+function FieldInput({
+  f,
+  t,
+  masked,
+  id,
+  value,
+  checked,
+  onChange,
+}: { f: PlatformField; t: Translate; masked: boolean } & ControlProps) {
   switch (f.kind) {
     case 'number':
-      return <InputNumber min={1} max={65535} precision={0} />;
+      return (
+        <InputNumber
+          id={id}
+          min={1}
+          max={65535}
+          precision={0}
+          value={value as number | undefined}
+          onChange={onChange}
+        />
+      );
     case 'bool':
-      return <Switch />;
+      return <Switch id={id} checked={!!checked} onChange={onChange} />;
     case 'select':
       return (
         <Select
+          id={id}
+          value={value as string | number | undefined}
+          onChange={onChange}
           options={(f.options ?? []).map((o) => ({
             value: o,
             label: f.name === 'securemode' ? t(`platform.field.securemode.${o}`) : String(o),
@@ -75,13 +103,16 @@ function FieldInput({ f, t, masked }: { f: PlatformField; t: Translate; masked: 
     case 'secret':
       return (
         <Input.Password
+          id={id}
+          value={value as string | undefined}
+          onChange={onChange}
           autoComplete="new-password"
           maxLength={512}
           placeholder={masked ? t('platform.secret.kept') : t('platform.secret.placeholder')}
         />
       );
     default:
-      return <Input maxLength={253} />;
+      return <Input id={id} value={value as string | undefined} onChange={onChange} maxLength={253} />;
   }
 }
 
