@@ -57,6 +57,16 @@ export class DeviceAuthCache {
     private readonly negativeTtlMs = 5_000,
   ) {}
 
+  /**
+   * The cached entry without a promise, for the per-message path: `undefined` when not cached (call `get`),
+   * `{ data: undefined }` for a cached unknown sn.
+   */
+  peek(sn: string): { data: DeviceAuthData | undefined } | undefined {
+    const hit = this.entries.get(sn);
+    if (!hit || Date.now() - hit.at >= (hit.data ? this.ttlMs : this.negativeTtlMs)) return undefined;
+    return hit;
+  }
+
   async get(sn: string): Promise<DeviceAuthData | undefined> {
     const now = Date.now();
     const hit = this.entries.get(sn);

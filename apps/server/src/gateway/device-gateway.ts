@@ -73,8 +73,6 @@ export interface UplinkMeta {
   will?: boolean;
   /** External broker: online/offline come from status messages, not connection events. */
   presenceFromStatus?: boolean;
-  /** Resolve once property rows are queued rather than committed (see PropertyWriter.enqueue). */
-  ackOnQueued?: boolean;
 }
 
 /** Refused uplink: dropped, counted on the device row, written to its log; the device may get a reply code. */
@@ -306,7 +304,7 @@ export class DeviceGateway implements DeviceLink {
     const json = parseJson(payload);
     switch (kind) {
       case 'property':
-        return this.properties(device, json, meta);
+        return this.properties(device, json);
       case 'info': {
         await applyInfo(this.deps, device, validate(infoUp, json, 'info'));
         return;
@@ -360,7 +358,7 @@ export class DeviceGateway implements DeviceLink {
     return entry.rules;
   }
 
-  private async properties(device: DeviceRef, json: unknown, meta: UplinkMeta): Promise<void> {
+  private async properties(device: DeviceRef, json: unknown): Promise<void> {
     const id =
       json && typeof json === 'object' && typeof (json as { id?: unknown }).id === 'string'
         ? (json as { id: string }).id
@@ -378,18 +376,9 @@ export class DeviceGateway implements DeviceLink {
         await this.writer.room();
         committed = this.writer.tryAdd(device.id, items);
       }
-      if (meta.ackOnQueued) {
-        committed.then(
-          () => this.propertiesStored(device, id),
-          (err: unknown) => {
-            this.deps.log.error({ err, sn: device.sn }, 'property batch failed after acknowledgement');
-            if (id !== undefined) this.reply(device, 'property_reply', { id, code: 10101 });
-          },
-        );
-      } else {
-        await committed;
-        this.propertiesStored(device, id);
-      }
+      await committed;
+      this.stats.propertyMessages++;
+      if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
       const newest = items.length === 1 ? items[0]! : items.reduce((a, b) => (b.ts >= a.ts ? b : a));
       this.deps.events.publish(
         {
@@ -405,11 +394,6 @@ export class DeviceGateway implements DeviceLink {
       if (err instanceof Rejection && id !== undefined) Object.assign(err, { messageId: id });
       throw err;
     }
-  }
-
-  private propertiesStored(device: DeviceRef, id: string | undefined): void {
-    this.stats.propertyMessages++;
-    if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
   }
 
   private async flushCounters(): Promise<void> {

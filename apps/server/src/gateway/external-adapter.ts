@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MqttClient } from 'mqtt';
 import { parseTopic } from '@cellhub/contract/protocol';
 import { type BrokerAdapter, type DeviceGateway } from './device-gateway';
+import type { DeviceAuthData } from './device-auth';
 
 /**
  * Every instance joins the same shared-subscription group, so the broker splits device traffic between them.
@@ -9,18 +10,40 @@ import { type BrokerAdapter, type DeviceGateway } from './device-gateway';
  */
 export const sharedUplinkFilter = (group = 'cellhub') => `$share/${group}/dev/+/+/up/#`;
 
-/** Non-property uplinks handled at once before the client stops reading (and so stops acknowledging). */
-const MAX_IN_FLIGHT = 256;
+/**
+ * Uplinks handled at once and not yet acknowledged to the broker; beyond it the client stops reading (the broker
+ * holds the rest). The broker's own limit (Mosquitto `max_inflight_messages`) usually bites first.
+ */
+export const MAX_UNACKED = 10_000;
+
+/** MQTT 3.1.1 PUBACKs (fixed header 0x40, remaining length 2, packet id) for many packet ids in one buffer. */
+export function pubackBytes(ids: readonly number[]): Buffer {
+  const buf = Buffer.allocUnsafe(ids.length * 4);
+  for (let i = 0; i < ids.length; i++) {
+    buf[i * 4] = 0x40;
+    buf[i * 4 + 1] = 2;
+    buf.writeUInt16BE(ids[i]!, i * 4 + 2);
+  }
+  return buf;
+}
+
+interface AckHooks {
+  _sendPacket(packet: { cmd: string; messageId?: number }, cb?: () => void, ...rest: unknown[]): void;
+  stream: NodeJS.WritableStream & { destroyed?: boolean };
+}
 
 /**
  * The gateway on an external broker (MQTT_URL). The server is one more client: a persistent session (clean: false,
  * fixed clientId) with a QoS 1 shared subscription, so messages that arrive while it restarts wait at the broker.
  *
- * Acknowledgement: mqtt.js acknowledges a QoS 1 message when `handleMessage` calls back and handles one message at
- * a time, so waiting for each database commit would serialise ingest. Property messages are acknowledged once
- * their rows are in the writer's bounded queue (when it is full, the callback waits: the broker holds the rest);
- * shutdown flushes the queue. A crash of the server can lose at most that queue. Device authentication and topic
- * ACLs are the broker's job in this mode (a later issue wires them to the server).
+ * Acknowledgement: the server acknowledges a QoS 1 uplink to the broker only once it is handled, for properties once
+ * their batch committed, so "acknowledged to the broker" means "stored" and a crash loses nothing the broker does
+ * not still hold (it redelivers to the persistent session: at least once). mqtt.js sends the PUBACK when
+ * `handleMessage` calls back and reads the next packet only after that, which would serialise ingest on the
+ * database; so `handleMessage` calls back at once, the PUBACK mqtt.js would send is held back, and the held
+ * PUBACKs go out together after each commit. The broker's in-flight window (Mosquitto `max_inflight_messages`,
+ * default 20) then bounds how many messages the server holds unacknowledged: set it high (docs/operations.md).
+ * Device authentication and topic ACLs are the broker's job in this mode (a later issue wires them to the server).
  */
 export function attachExternal(
   client: MqttClient,
@@ -29,11 +52,44 @@ export function attachExternal(
   shareGroup = 'cellhub',
 ): BrokerAdapter {
   const filter = sharedUplinkFilter(shareGroup);
-  let inFlight = 0;
+  const hooks = client as unknown as AckHooks;
+
+  // Packet ids mean something only on the connection they arrived on: a PUBACK held across a reconnect must not
+  // go out (the broker redelivers the message instead, and may reuse the id for another one).
+  let connection = 0;
+  /** Packet ids whose PUBACK mqtt.js is about to send and we hold instead. */
+  const holding = new Set<number>();
+  let ready: number[] = [];
+  let writeScheduled = false;
+  let unacked = 0;
   const waiting: (() => void)[] = [];
-  const release = () => {
-    inFlight--;
+
+  const writeAcks = () => {
+    writeScheduled = false;
+    const ids = ready;
+    ready = [];
+    if (ids.length === 0 || !client.connected || hooks.stream.destroyed) return;
+    hooks.stream.write(pubackBytes(ids));
+  };
+  const acknowledge = (id: number, on: number) => {
+    unacked--;
     waiting.shift()?.();
+    if (on !== connection) return;
+    ready.push(id);
+    if (!writeScheduled) {
+      writeScheduled = true;
+      // Every message of a batch settles in the same turn: one write for all of their PUBACKs.
+      setImmediate(writeAcks);
+    }
+  };
+
+  const sendPacket = hooks._sendPacket.bind(client);
+  hooks._sendPacket = (packet, cb, ...rest) => {
+    if (packet.cmd === 'puback' && packet.messageId !== undefined && holding.delete(packet.messageId)) {
+      cb?.();
+      return;
+    }
+    sendPacket(packet, cb, ...rest);
   };
 
   const subscribe = () => {
@@ -41,38 +97,58 @@ export function attachExternal(
       if (err) log.error({ err: err.message }, 'external broker refused the uplink subscription');
     });
   };
+  const newConnection = () => {
+    connection++;
+    holding.clear();
+    ready = [];
+  };
   // With a persistent session the broker keeps the subscription; subscribing again on every connect is harmless
   // and covers a broker that lost its state.
-  client.on('connect', subscribe);
+  client.on('connect', () => {
+    newConnection();
+    subscribe();
+  });
+  client.on('close', newConnection);
   if (client.connected) subscribe();
 
+  const handle = (device: DeviceAuthData | undefined, kind: string, productKey: string, payload: Buffer) => {
+    if (!device || device.productKey !== productKey) {
+      log.debug({ productKey, kind }, 'uplink from an unknown device dropped');
+      return Promise.resolve();
+    }
+    if (device.disabled) return Promise.resolve();
+    const ref = { id: device.id, sn: device.sn, productKey: device.productKey, uid: device.uid };
+    return gateway.uplink(ref, kind, payload, { presenceFromStatus: true });
+  };
+
   client.handleMessage = (packet, callback) => {
-    const done = () => callback();
     const parsed = parseTopic(packet.topic);
-    if (!parsed || parsed.direction !== 'up') return done();
+    if (!parsed || parsed.direction !== 'up') return callback();
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-    gateway.auth
-      .get(parsed.sn)
-      .then(async (device) => {
-        if (!device || device.productKey !== parsed.productKey) {
-          log.debug({ topic: packet.topic }, 'uplink from an unknown device dropped');
-          return done();
-        }
-        if (device.disabled) return done();
-        const ref = { id: device.id, sn: device.sn, productKey: device.productKey, uid: device.uid };
-        if (parsed.kind === 'property') {
-          await gateway.uplink(ref, parsed.kind, payload, { ackOnQueued: true });
-          return done();
-        }
-        while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
-        inFlight++;
-        void gateway.uplink(ref, parsed.kind, payload, { presenceFromStatus: true }).finally(release);
-        done();
-      })
-      .catch((err: unknown) => {
-        log.error({ err }, 'external uplink failed');
-        done();
-      });
+    const cached = gateway.auth.peek(parsed.sn);
+    const handled = cached
+      ? handle(cached.data, parsed.kind, parsed.productKey, payload)
+      : gateway.auth.get(parsed.sn).then((d) => handle(d, parsed.kind, parsed.productKey, payload));
+    const settled = handled.catch((err: unknown) => log.error({ err }, 'external uplink failed'));
+    if (packet.qos !== 1 || packet.messageId === undefined) {
+      // QoS 0 has nothing to acknowledge; QoS 2 keeps mqtt.js's own handshake (one at a time).
+      if (packet.qos === 2) void settled.then(() => callback());
+      else callback();
+      return;
+    }
+    const id = packet.messageId;
+    const on = connection;
+    unacked++;
+    void settled.then(() => acknowledge(id, on));
+    holding.add(id);
+    if (unacked < MAX_UNACKED) {
+      callback();
+      return;
+    }
+    // A pump of a connection that closed meanwhile stays stopped: its PUBACK would go out on the next one.
+    waiting.push(() => {
+      if (on === connection) callback();
+    });
   };
 
   return {

@@ -11,7 +11,10 @@ export interface PropertyItem {
 export interface PropertyWriterOptions {
   /** Rows per statement; a message's rows never straddle two batches. */
   maxBatchRows: number;
-  /** How long the first queued row waits for company before a flush. */
+  /**
+   * How long the first queued row waits for company before a flush; 0 flushes as soon as the event loop has
+   * handled the input at hand (under load, rows arriving during a flush form the next batch anyway).
+   */
   maxDelayMs: number;
   /** Rows queued at most; beyond it callers wait (backpressure) instead of dropping. */
   maxQueueRows: number;
@@ -104,7 +107,6 @@ class Batch {
 export function countValues(items: readonly PropertyItem[]): number {
   let n = 0;
   for (const item of items) {
-    // eslint-disable-next-line @typescript-eslint/no-unused-vars
     for (const _ in item.params) n++;
   }
   return n;
@@ -122,7 +124,7 @@ export class PropertyWriter {
   private open: Batch | undefined;
   private queuedRows = 0;
   private flushing = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private waitingForRoom: (() => void)[] = [];
   private closed = false;
   /** Totals for metrics and benchmarks. */
@@ -190,7 +192,9 @@ export class PropertyWriter {
     if (this.sealed.length > 0 || (this.open && this.open.rows >= this.options.maxBatchRows)) {
       void this.flush();
     } else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), this.options.maxDelayMs);
+      const flush = () => void this.flush();
+      this.timer =
+        this.options.maxDelayMs > 0 ? setTimeout(flush, this.options.maxDelayMs) : setImmediate(flush);
     }
   }
 
@@ -205,7 +209,8 @@ export class PropertyWriter {
   /** Writes everything queued so far. */
   async flush(): Promise<void> {
     if (this.timer) {
-      clearTimeout(this.timer);
+      if ('hasRef' in this.timer && 'refresh' in this.timer) clearTimeout(this.timer);
+      else clearImmediate(this.timer);
       this.timer = undefined;
     }
     if (this.flushing) return;
@@ -237,32 +242,41 @@ export class PropertyWriter {
   }
 
   private async insert(b: Batch): Promise<void> {
-    const lRows: number[] = [];
+    // The latest values are few (devices x keys) and picked here, so the statement reads the history rows once.
+    const l = { ids: [] as number[], keys: [] as string[], tss: [] as number[] };
+    const lNums: (number | null)[] = [];
+    const lTxts: (string | null)[] = [];
+    const lBools: (boolean | null)[] = [];
     const sIds: number[] = [];
     const sCounts: number[] = [];
     for (const [id, slot] of b.devices) {
       sIds.push(id);
       sCounts.push(slot.messages);
-      // `with ordinality` numbers rows from 1.
-      for (const i of slot.latest.values()) lRows.push(i + 1);
+      for (const [key, i] of slot.latest) {
+        l.ids.push(id);
+        l.keys.push(key);
+        l.tss.push(b.tss[i]!);
+        lNums.push(b.nums[i]!);
+        lTxts.push(b.txts[i]!);
+        lBools.push(b.bools[i]!);
+      }
     }
     // unnest() keeps the statement at a fixed number of parameters whatever the batch size (no 65535 ceiling);
     // timestamps travel as Unix ms, which to_timestamp turns back into the exact millisecond.
     await this.db.execute(sql`
-      with r as (
-        select t.n, t.device_id, t.key, to_timestamp(t.ms / 1000) as ts, t.num, t.txt, t.bool
+      with history as (
+        insert into device_properties (device_id, key, ts, num, txt, bool)
+        select device_id, key, to_timestamp(ms / 1000), num, txt, bool
         from unnest(${sql.param(b.ids)}::int[], ${sql.param(b.keys)}::text[], ${sql.param(b.tss)}::float8[],
           ${sql.param(b.nums)}::float8[], ${sql.param(b.txts)}::text[], ${sql.param(b.bools)}::bool[])
-          with ordinality as t(device_id, key, ms, num, txt, bool, n)
-      ),
-      history as (
-        insert into device_properties (device_id, key, ts, num, txt, bool)
-        select device_id, key, ts, num, txt, bool from r
+          as t(device_id, key, ms, num, txt, bool)
       ),
       latest as (
         insert into device_property_latest (device_id, key, ts, num, txt, bool)
-        select r.device_id, r.key, r.ts, r.num, r.txt, r.bool
-        from unnest(${sql.param(lRows)}::int[]) as l(n) join r on r.n = l.n
+        select device_id, key, to_timestamp(ms / 1000), num, txt, bool
+        from unnest(${sql.param(l.ids)}::int[], ${sql.param(l.keys)}::text[], ${sql.param(l.tss)}::float8[],
+          ${sql.param(lNums)}::float8[], ${sql.param(lTxts)}::text[], ${sql.param(lBools)}::bool[])
+          as t(device_id, key, ms, num, txt, bool)
         on conflict (device_id, key) do update
           set ts = excluded.ts, num = excluded.num, txt = excluded.txt, bool = excluded.bool
           where excluded.ts >= device_property_latest.ts
