@@ -5,6 +5,7 @@ import type { ConfigMessage } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
+import { withPlatformParam } from '../platforms/platform-params.service';
 import { writeAudit } from '../audit/audit.service';
 import type { DeviceRef } from '../devices/device-ref';
 import { visibleDevice } from '../devices/devices.service';
@@ -40,7 +41,8 @@ async function sendExpected(deps: Deps, d: DeviceRow): Promise<boolean> {
   try {
     await deps.link.send(d.productKey, d.sn, 'config', {
       version: d.expectConfigVersion,
-      config: d.expectConfig,
+      // The third-party cloud parameters travel with every configuration (PROTOCOL.md).
+      config: withPlatformParam(d, d.expectConfig),
     });
   } catch {
     // Offline or not reachable now: the device gets it on its next connect or config_get.

@@ -473,6 +473,50 @@ describe('platforms: products bound to them', () => {
     }
   });
 
+  it("every configuration pushed to a bound product's device carries iot_platform_param", async () => {
+    const p = await createPlatform({
+      name: 'Config carrier',
+      platform_type: 'mqtt',
+      platform_config: { host: 'carrier.example.com', password: 'pw' },
+    });
+    await productWithDevices(user.token, { name: 'Carrier', iot_platform_id: p.id }, ['CFG-1']);
+    const productKey = data<{ product_key: string }[]>(
+      await t.inject({ method: 'GET', url: '/api/products?keyword=Carrier', token: user.token }),
+    )[0]!.product_key;
+    data(
+      await t.inject({ method: 'POST', url: `/api/products/${productKey}/platform-sync`, token: user.token }),
+    );
+    await t.app.deps.db.update(devices).set({ online: 1 }).where(eq(devices.sn, 'CFG-1'));
+    const sent: unknown[] = [];
+    const realLink = t.app.deps.link;
+    t.app.deps.link = {
+      send: async (_pk, _sn, _kind, payload) => {
+        sent.push(payload);
+      },
+      kick: () => undefined,
+      invalidate: () => undefined,
+    };
+    try {
+      data(
+        await t.inject({
+          method: 'PUT',
+          url: '/api/devices/CFG-1/config',
+          token: user.token,
+          payload: { config: { mqtt: { keepalive: 120 } } },
+        }),
+      );
+    } finally {
+      t.app.deps.link = realLink;
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      config: {
+        mqtt: { keepalive: 120 },
+        iot_platform_param: { host: 'carrier.example.com', password: 'pw' },
+      },
+    });
+  });
+
   it('refuses to delete a platform with bound products (10112, details.product_count) or to change its type', async () => {
     const p = await createPlatform({ ...ALIYUN, name: 'Busy' });
     const productKey = await productWithDevices(
