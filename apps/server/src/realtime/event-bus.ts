@@ -14,6 +14,10 @@ export interface Audience {
 
 export type EventListener = (event: DeviceEvent, audience: Audience) => void;
 
+/** Sessions that just ended: one session (sign-out) or every session of a user (password change, disable). */
+export type SessionScope = { sessionId: number } | { uid: number };
+export type SessionListener = (scope: SessionScope) => void;
+
 export interface EventBusStats {
   published: number;
   /** Property events merged into an earlier one of the same device inside the coalescing window. */
@@ -36,6 +40,12 @@ export interface EventBusStats {
 export interface EventBus {
   publish(event: DeviceEvent, audience: Audience): void;
   subscribe(listener: EventListener): () => void;
+  /**
+   * Announces sessions that ended (after the revocation committed), here and on the other instances, so open
+   * WebSockets of those sessions close at once instead of at the next periodic session check.
+   */
+  sessionsEnded(scope: SessionScope): void;
+  onSessionsEnded(listener: SessionListener): () => void;
   /** Resolves once events can cross instances (immediately when there is only one). */
   ready(): Promise<void>;
   stats(): EventBusStats;
@@ -72,6 +82,7 @@ const deviceKey = (e: DeviceEvent) => `${e.product_key}\u0000${e.sn}`;
 export function createEventBus(options: EventBusOptions): EventBus {
   const coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
   const listeners = new Set<EventListener>();
+  const sessionListeners = new Set<SessionListener>();
   const stats: EventBusStats = {
     published: 0,
     coalesced: 0,
@@ -82,8 +93,18 @@ export function createEventBus(options: EventBusOptions): EventBus {
     badPayloads: 0,
   };
   const remote = options.databaseUrl
-    ? new PgFanOut(options.databaseUrl, options.log, stats, deliver)
+    ? new PgFanOut(options.databaseUrl, options.log, stats, deliver, endSessions)
     : undefined;
+
+  function endSessions(scope: SessionScope): void {
+    for (const listener of sessionListeners) {
+      try {
+        listener(scope);
+      } catch (err) {
+        options.log.warn({ err }, 'session listener failed');
+      }
+    }
+  }
 
   // Insertion order is publish order, so a flush keeps devices in the order they first reported.
   const pending = new Map<string, Pending>();
@@ -149,6 +170,15 @@ export function createEventBus(options: EventBusOptions): EventBus {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    sessionsEnded(scope) {
+      if (closed) return;
+      endSessions(scope);
+      remote?.sendSessions(scope);
+    },
+    onSessionsEnded(listener) {
+      sessionListeners.add(listener);
+      return () => sessionListeners.delete(listener);
+    },
     ready: () => remote?.ready() ?? Promise.resolve(),
     stats: () => ({ ...stats }),
     async close() {
@@ -157,6 +187,7 @@ export function createEventBus(options: EventBusOptions): EventBus {
       flush();
       closed = true;
       listeners.clear();
+      sessionListeners.clear();
       await remote?.close();
     },
   };
@@ -184,6 +215,7 @@ class PgFanOut {
     private readonly log: FastifyBaseLogger,
     private readonly stats: EventBusStats,
     private readonly deliver: (event: DeviceEvent, audience: Audience) => void,
+    private readonly endSessions: (scope: SessionScope) => void,
   ) {
     this.connecting = this.connect();
   }
@@ -254,6 +286,23 @@ class PgFanOut {
     });
   }
 
+  /** Session ends are rare and urgent: one NOTIFY each, not queued behind device events. */
+  sendSessions(scope: SessionScope): void {
+    const client = this.client;
+    if (this.closed || !client) {
+      this.stats.notifyFailed++;
+      return;
+    }
+    const payload = JSON.stringify({ i: this.instance, e: [], s: [scope] } satisfies RemoteBatch);
+    client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]).then(
+      () => this.stats.notifySent++,
+      (err: unknown) => {
+        this.stats.notifyFailed++;
+        this.log.warn({ err: (err as Error).message }, 'event bus: NOTIFY of ended sessions failed');
+      },
+    );
+  }
+
   private async notify(batch: Entry[]): Promise<void> {
     const payloads = packPayloads(this.instance, batch, this.stats);
     const client = this.client;
@@ -293,6 +342,10 @@ class PgFanOut {
       return;
     }
     if (parsed.i === this.instance) return;
+    for (const scope of parsed.s ?? []) {
+      if (isSessionScope(scope)) this.endSessions(scope);
+      else this.stats.badPayloads++;
+    }
     for (const [raw, uid] of parsed.e) {
       // Another instance could run another version; an event this one does not understand is skipped, not fatal.
       const event = deviceEvent.safeParse(raw);
@@ -318,10 +371,17 @@ class PgFanOut {
   }
 }
 
-/** On the wire: `{ i: instance id, e: [[event, owner uid], ...] }`. */
+/** On the wire: `{ i: instance id, e: [[event, owner uid], ...], s?: [ended session scope, ...] }`. */
 interface RemoteBatch {
   i: string;
   e: [unknown, number | null][];
+  s?: unknown[];
+}
+
+function isSessionScope(v: unknown): v is SessionScope {
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return Number.isInteger(o.sessionId) || Number.isInteger(o.uid);
 }
 
 function isRemoteBatch(v: unknown): v is RemoteBatch {
@@ -330,6 +390,7 @@ function isRemoteBatch(v: unknown): v is RemoteBatch {
   return (
     typeof o.i === 'string' &&
     Array.isArray(o.e) &&
+    (o.s === undefined || Array.isArray(o.s)) &&
     o.e.every((x) => Array.isArray(x) && x.length === 2 && (x[1] === null || typeof x[1] === 'number'))
   );
 }

@@ -75,6 +75,30 @@ describe('/api/ws sign-in', () => {
     expect((await other.next('pong', (m) => m.id === 7)).id).toBe(7);
   });
 
+  it('closes the socket at once when its session signs out, without waiting for the periodic check', async () => {
+    const c = await t.createUser();
+    const s = track(await signedInSocket(url, c.token));
+    const started = Date.now();
+    await t.inject({ method: 'POST', url: '/api/auth/logout', token: c.token });
+    expect((await s.closed).code).toBe(WS_CLOSE.revoked);
+    // The periodic check runs every 10 s; this must not have waited for it.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await s.next('error')).message).toBe('session ended');
+  });
+
+  it('closes every socket of a user whose sessions all ended (password change, disable), and no other', async () => {
+    const c = await t.createUser();
+    const s1 = track(await signedInSocket(url, c.token));
+    const second = await t.login(c.username, 'User1234');
+    const s2 = track(await signedInSocket(url, second.token));
+    const other = track(await signedInSocket(url, a.token));
+    t.app.deps.events.sessionsEnded({ uid: c.uid });
+    expect((await s1.closed).code).toBe(WS_CLOSE.revoked);
+    expect((await s2.closed).code).toBe(WS_CLOSE.revoked);
+    other.send({ type: 'ping', id: 8 });
+    expect((await other.next('pong', (m) => m.id === 8)).id).toBe(8);
+  });
+
   it('answers a plain GET (no upgrade) with 400', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/ws' });
     expect(res.statusCode).toBe(400);
@@ -253,6 +277,20 @@ describe.skipIf(process.env.TEST_DB !== 'postgres')('/api/ws across instances (P
       expect(count(remoteB, 'A-X') + count(remoteB, 'A-Y')).toBe(0);
       remote.close();
       remoteB.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('closes a socket on another instance at once when its session signs out here', async () => {
+    const other = await buildTestApp({ config: { databaseUrl: t.app.deps.config.databaseUrl } });
+    try {
+      const c = await t.createUser();
+      const remote = await signedInSocket(await listenUrl(other.app), c.token);
+      const started = Date.now();
+      await t.inject({ method: 'POST', url: '/api/auth/logout', token: c.token });
+      expect((await remote.closed).code).toBe(WS_CLOSE.revoked);
+      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       await other.close();
     }

@@ -9,7 +9,7 @@ import { sessions } from '../modules/auth/auth.table';
 import { users } from '../modules/users/users.table';
 import { requestContext } from '../plugins/auth';
 import { audienceUids, mayReceive } from './audience';
-import type { Audience } from './event-bus';
+import type { Audience, SessionScope } from './event-bus';
 
 export interface HubOptions {
   authTimeoutMs?: number;
@@ -67,6 +67,7 @@ export class WsHub {
   private readonly counters = { eventsSent: 0, eventsDropped: 0, refused: 0, revoked: 0 };
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeSessions: () => void;
   private readonly opts: Required<HubOptions>;
   private checking: Promise<void> | undefined;
 
@@ -82,6 +83,7 @@ export class WsHub {
       maxMessageBytes: options.maxMessageBytes ?? 128 * 1024,
     };
     this.unsubscribe = deps.events.subscribe((event, audience) => this.dispatch(event, audience));
+    this.unsubscribeSessions = deps.events.onSessionsEnded((scope) => this.endSessions(scope));
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
       t.unref();
@@ -195,6 +197,22 @@ export class WsHub {
     for (const c of this.admins) offer(c);
   }
 
+  /**
+   * Closes the sockets of sessions that just ended (4403), as announced on the bus after the revocation
+   * committed, here or on another instance. The periodic check stays as the safety net.
+   */
+  endSessions(scope: SessionScope): void {
+    const hit = (c: Client) =>
+      c.actor !== undefined &&
+      ('sessionId' in scope ? c.actor.sessionId === scope.sessionId : c.actor.uid === scope.uid);
+    for (const c of [...this.clients]) {
+      if (!hit(c)) continue;
+      this.counters.revoked++;
+      this.send(c, { type: 'error', code: 10102, message: 'session ended' });
+      this.closeSocket(c, WS_CLOSE.revoked, 'session ended');
+    }
+  }
+
   /** Re-reads the sessions of every signed-in socket; closes those signed out, expired or disabled (4403). */
   checkSessions(): Promise<void> {
     // One check at a time; a caller arriving during one waits for it rather than starting a second.
@@ -257,6 +275,7 @@ export class WsHub {
   async close(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.unsubscribe();
+    this.unsubscribeSessions();
     for (const c of [...this.clients]) this.closeSocket(c, WS_CLOSE.goingAway, 'server shutting down');
     await this.checking;
   }

@@ -149,6 +149,8 @@ export async function logout(deps: Deps, actor: Actor): Promise<void> {
       .where(and(eq(sessions.id, actor.sessionId), isNull(sessions.revokedAt)));
     await writeAudit(tx, { uid: actor.uid, action: 'sign_out', target: `user:${actor.uid}`, ip: actor.ip });
   });
+  // Open /api/ws sockets of this session close now, on every instance, not at the next periodic check.
+  deps.events.sessionsEnded({ sessionId: actor.sessionId });
 }
 
 /**
