@@ -64,7 +64,11 @@ export default function ProductListPage() {
       dataIndex: 'nodetype',
       render: (v: string) => t(`product.nodetype.${v}`),
     },
-    { title: t('product.col.protocol'), dataIndex: 'protocol' },
+    {
+      title: t('product.col.protocol'),
+      dataIndex: 'protocol',
+      render: (v: string) => <span className={styles.nowrap}>{v}</span>,
+    },
     {
       title: t('product.col.platform'),
       dataIndex: 'iot_platform_name',
