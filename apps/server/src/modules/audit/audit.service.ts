@@ -28,7 +28,10 @@ export type AuditAction =
   | 'device_command'
   | 'device_config'
   | 'device_raw_send'
-  | 'device_register';
+  | 'device_register'
+  | 'device_bind'
+  | 'device_unbind'
+  | 'device_import';
 
 export interface AuditEntry {
   uid: number | null;

@@ -51,10 +51,10 @@ export async function bindDevice(
     });
     await writeAudit(tx, {
       uid: actor.uid,
-      action: 'device_update',
+      action: 'device_bind',
       target: `device:${d.sn}`,
       ip: actor.ip,
-      detail: { op: 'bind', uid: actor.uid },
+      detail: { uid: actor.uid },
     });
     return true;
   });
@@ -88,10 +88,10 @@ export async function unbindDevice(deps: Deps, actor: Actor, sn: string): Promis
     });
     await writeAudit(tx, {
       uid: actor.uid,
-      action: 'device_update',
+      action: 'device_unbind',
       target: `device:${d.sn}`,
       ip: actor.ip,
-      detail: { op: 'unbind', previous_uid: d.uid },
+      detail: { previous_uid: d.uid },
     });
   });
   deps.link.invalidate(d.sn);

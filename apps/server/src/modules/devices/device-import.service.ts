@@ -154,19 +154,19 @@ export async function importDevices(
       if (created.length) {
         await writeAudit(tx, {
           uid: actor.uid,
-          action: 'device_create',
+          action: 'device_import',
           target: `product:${product.productKey}`,
           ip: actor.ip,
-          detail: { import: true, count: created.length, sn: created.slice(0, 100).map((c) => c.sn) },
+          detail: { op: 'create', count: created.length, sn: created.slice(0, 100).map((c) => c.sn) },
         });
       }
       if (toUpdate.length) {
         await writeAudit(tx, {
           uid: actor.uid,
-          action: 'device_update',
+          action: 'device_import',
           target: `product:${product.productKey}`,
           ip: actor.ip,
-          detail: { import: true, count: toUpdate.length, sn: toUpdate.slice(0, 100).map((u) => u.data.sn) },
+          detail: { op: 'update', count: toUpdate.length, sn: toUpdate.slice(0, 100).map((u) => u.data.sn) },
         });
       }
     });
