@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import type { Deps } from '../lib/deps';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { deviceSecretContext } from '../modules/devices/devices.service';
@@ -49,6 +49,14 @@ interface Entry {
 export class DeviceAuthCache {
   private entries = new Map<string, Entry>();
   private loading = new Map<string, Promise<DeviceAuthData | undefined>>();
+  /** Serial numbers to load in the next batch, with the resolvers of their loads. */
+  private wanted = new Map<
+    string,
+    { resolve(d: DeviceAuthData | undefined): void; reject(e: unknown): void }
+  >();
+  private batchScheduled = false;
+  /** Queries run, for tests and benchmarks: a connect storm should cost few. */
+  readonly stats = { queries: 0, loaded: 0 };
 
   constructor(
     private readonly deps: Deps,
@@ -99,20 +107,60 @@ export class DeviceAuthCache {
     return this.entries.size;
   }
 
-  private async load(sn: string): Promise<DeviceAuthData | undefined> {
-    const [row] = await this.deps.db
-      .select({
-        id: devices.id,
-        sn: devices.sn,
-        productKey: devices.productKey,
-        uid: devices.uid,
-        secret: devices.secret,
-        disabled: devices.disabled,
-      })
-      .from(devices)
-      .where(eq(devices.sn, sn));
-    if (!row) return undefined;
-    return { ...row, secret: this.deps.box.decrypt(row.secret, deviceSecretContext(sn)) };
+  /**
+   * Loads of the same event-loop turn share one query (`sn = any(...)`): when thousands of devices connect at once,
+   * the first CONNECT of each would otherwise be a query of its own.
+   */
+  private load(sn: string): Promise<DeviceAuthData | undefined> {
+    return new Promise((resolve, reject) => {
+      this.wanted.set(sn, { resolve, reject });
+      if (this.batchScheduled) return;
+      this.batchScheduled = true;
+      setImmediate(() => {
+        this.batchScheduled = false;
+        const batch = this.wanted;
+        this.wanted = new Map();
+        this.loadBatch(batch).catch((err: unknown) => {
+          for (const w of batch.values()) w.reject(err);
+        });
+      });
+    });
+  }
+
+  private async loadBatch(
+    batch: Map<string, { resolve(d: DeviceAuthData | undefined): void; reject(e: unknown): void }>,
+  ): Promise<void> {
+    const sns = [...batch.keys()];
+    for (let i = 0; i < sns.length; i += 1000) {
+      const chunk = sns.slice(i, i + 1000);
+      this.stats.queries++;
+      const rows = await this.deps.db
+        .select({
+          id: devices.id,
+          sn: devices.sn,
+          productKey: devices.productKey,
+          uid: devices.uid,
+          secret: devices.secret,
+          disabled: devices.disabled,
+        })
+        .from(devices)
+        .where(inArray(devices.sn, chunk));
+      const bySn = new Map(rows.map((r) => [r.sn, r]));
+      for (const sn of chunk) {
+        const w = batch.get(sn)!;
+        const row = bySn.get(sn);
+        if (!row) {
+          w.resolve(undefined);
+          continue;
+        }
+        try {
+          this.stats.loaded++;
+          w.resolve({ ...row, secret: this.deps.box.decrypt(row.secret, deviceSecretContext(sn)) });
+        } catch (err) {
+          w.reject(err);
+        }
+      }
+    }
   }
 
   async authenticate(

@@ -22,8 +22,6 @@ import {
   addRejected,
   applyInfo,
   type ConnectInfo,
-  markOffline,
-  markOnline,
   touchDevices,
 } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
@@ -37,6 +35,7 @@ import {
 import { storeRaw } from '../modules/telemetry/telemetry.service';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
+import { PresenceWriter } from './presence-writer';
 import { fastPropertyUp } from './property-parse';
 
 /** What the gateway needs from a broker: publish downlinks and drop connections. */
@@ -139,6 +138,7 @@ function checkRules(rules: Map<string, string>, items: readonly PropertyItem[]):
 export class DeviceGateway implements DeviceLink {
   readonly auth: DeviceAuthCache;
   readonly writer: PropertyWriter;
+  readonly presence: PresenceWriter;
   readonly options: GatewayOptions;
   /** Counters for health and benchmarks. */
   readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0 };
@@ -160,6 +160,7 @@ export class DeviceGateway implements DeviceLink {
     this.options = { ...DEFAULT_GATEWAY_OPTIONS, ...options };
     this.auth = new DeviceAuthCache(deps);
     this.writer = new PropertyWriter(deps.db, DEFAULT_WRITER_OPTIONS);
+    this.presence = new PresenceWriter(deps);
     this.timer = setInterval(() => void this.flushCounters(), 1000);
     this.timer.unref();
     this.commandTimer = setInterval(() => {
@@ -210,16 +211,22 @@ export class DeviceGateway implements DeviceLink {
     this.lastTouch.set(device.id, Date.now());
     this.writer.markActive(device.id);
     return this.serial(device.sn, async () => {
-      await markOnline(this.deps, device, info);
-      // A device that missed a config change while offline gets it now.
-      await sendExpectedConfig(this.deps, device, false);
+      const configDiffers = await this.presence.online(device, info);
+      // A device that missed a config change while offline gets it now, if it can receive it: a clean session has
+      // no subscriptions yet, so it gets it once it subscribes (`subscribed`).
+      if (configDiffers && info.clean !== true) await sendExpectedConfig(this.deps, device, false);
     });
+  }
+
+  /** The device subscribed to its config topic (embedded broker): send a configuration it has not applied. */
+  subscribed(device: DeviceRef): Promise<void> {
+    return this.serial(device.sn, () => sendExpectedConfig(this.deps, device, false));
   }
 
   disconnected(device: DeviceRef, reason: string, setOffline = true): Promise<void> {
     this.buckets.delete(device.id);
     this.lastTouch.delete(device.id);
-    return this.serial(device.sn, () => markOffline(this.deps, device, reason, { setOffline }));
+    return this.serial(device.sn, () => this.presence.offline(device, reason, setOffline));
   }
 
   // --- uplinks ------------------------------------------------------------------------------------------
@@ -414,6 +421,7 @@ export class DeviceGateway implements DeviceLink {
     clearInterval(this.commandTimer);
     await this.writer.close();
     await Promise.all([...this.chains.values()]);
+    await this.presence.drain();
     await this.flushCounters();
   }
 }

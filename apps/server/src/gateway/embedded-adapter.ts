@@ -136,6 +136,14 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
     });
   });
 
+  aedes.on('subscribe', (subscriptions, client) => {
+    const session = client ? sessions.get(client) : undefined;
+    if (!session) return;
+    const prefix = `${topicPrefix(session.device.productKey, session.device.sn)}/down/`;
+    const config = new Set([`${prefix}#`, `${prefix}+`, `${prefix}config`]);
+    if (subscriptions.some((s) => config.has(s.topic))) void gateway.subscribed(session.device);
+  });
+
   aedes.on('keepaliveTimeout', (client) => {
     const session = sessions.get(client);
     if (session && !session.reason) session.reason = 'keep-alive timeout';

@@ -1,4 +1,6 @@
+import net from 'node:net';
 import type { MqttClient } from 'mqtt';
+import mqttPacket from 'mqtt-packet';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downTopic } from '@cellhub/contract/protocol';
@@ -202,5 +204,176 @@ describe('over WebSocket', () => {
         (e: Error) => e,
       );
     expect(bad).toBeInstanceOf(Error);
+  });
+});
+
+describe('connect storm', () => {
+  it('authenticates many devices at once, marks them online and logs them, and sends a pending config', async () => {
+    const fleet = await createDevices(
+      t,
+      owner.token,
+      Array.from({ length: 40 }, (_, i) => `S-${i}`),
+    );
+    const pending = fleet[7]!;
+    // Set while the device is offline: it must arrive on connect.
+    const config = { global: { apn: { name: 'storm' } } };
+    const put = await t.inject({
+      method: 'PUT',
+      url: `/api/devices/${pending.sn}/config`,
+      token: owner.token,
+      payload: { config },
+    });
+    expect(put.statusCode).toBe(200);
+    const auth0 = { ...t.app.gateway.auth.stats };
+    const presence0 = { ...t.app.gateway.presence.stats };
+
+    // Raw sockets, opened first, then every CONNECT (+ SUBSCRIBE) written in one go.
+    const sockets = await Promise.all(
+      fleet.map(
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const s = net.connect(t.app.broker.port!, '127.0.0.1', () => resolve(s));
+            s.once('error', reject);
+          }),
+      ),
+    );
+    const received = fleet.map(() => [] as mqttPacket.Packet[]);
+    sockets.forEach((s, i) => {
+      const parser = mqttPacket.parser({ protocolVersion: 4 });
+      parser.on('packet', (p) => received[i]!.push(p));
+      s.on('data', (b) => parser.parse(b));
+    });
+    fleet.forEach((d, i) => {
+      sockets[i]!.write(
+        Buffer.concat([
+          mqttPacket.generate({
+            cmd: 'connect',
+            protocolId: 'MQTT',
+            protocolVersion: 4,
+            clean: true,
+            keepalive: 60,
+            clientId: d.sn,
+            username: d.sn,
+            password: Buffer.from(d.secret),
+          }),
+          mqttPacket.generate({
+            cmd: 'subscribe',
+            messageId: 1,
+            subscriptions: [{ topic: `dev/${d.productKey}/${d.sn}/down/#`, qos: 1 }],
+          }),
+        ]),
+      );
+    });
+    try {
+      await eventually(async () =>
+        received.every((r) => r.some((p) => p.cmd === 'suback')) ? true : undefined,
+      );
+      expect(received.every((r) => r.some((p) => p.cmd === 'connack' && p.returnCode === 0))).toBe(true);
+      const online = async () => {
+        const r = (await get(`/api/devices?per_page=100&product_key=${fleet[0]!.productKey}`)) as {
+          data: { online: number; activatedat: string | null }[];
+        };
+        return r.data.filter((d) => d.online === 1 && d.activatedat).length;
+      };
+      await eventually(async () => ((await online()) === 40 ? true : undefined));
+      const connectLogs = await Promise.all(fleet.map((d) => logs(d.sn, 'connect')));
+      expect(connectLogs.every((l) => l.length === 1)).toBe(true);
+      expect(t.app.gateway.auth.stats.loaded - auth0.loaded).toBe(40);
+      expect(t.app.gateway.presence.stats.changes - presence0.changes).toBe(40);
+      // Only the device with a pending config gets one.
+      const configOf = (i: number) =>
+        received[i]!.filter(
+          (p) => p.cmd === 'publish' && p.topic === downTopic(fleet[i]!.productKey, fleet[i]!.sn, 'config'),
+        ) as mqttPacket.IPublishPacket[];
+      await eventually(async () => (configOf(7).length === 1 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(fleet.map((_, i) => configOf(i).length)).toEqual(fleet.map((_, i) => (i === 7 ? 1 : 0)));
+      expect(JSON.parse(configOf(7)[0]!.payload.toString())).toMatchObject({ config });
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+  });
+});
+
+describe('pending configuration', () => {
+  it('reaches a device that subscribes well after its CONNECT', async () => {
+    const [d] = await createDevices(t, owner.token, ['LATE-1']);
+    const config = { global: { apn: { name: 'late' } } };
+    await t.inject({
+      method: 'PUT',
+      url: `/api/devices/${d!.sn}/config`,
+      token: owner.token,
+      payload: { config },
+    });
+    const c = track(await connectDevice(url, d!));
+    await new Promise((r) => setTimeout(r, 300));
+    const got = new Promise<Buffer>((resolve) =>
+      c.on('message', (topic, payload) => {
+        if (topic === downTopic(d!.productKey, d!.sn, 'config')) resolve(payload);
+      }),
+    );
+    await c.subscribeAsync(`dev/${d!.productKey}/${d!.sn}/down/#`, { qos: 1 });
+    expect(JSON.parse((await got).toString())).toMatchObject({ version: 1, config });
+  });
+});
+
+describe('batched device lookups and presence writes', () => {
+  it('load the devices asked for in one turn with one query, unknown serial numbers included', async () => {
+    const fleet = await createDevices(
+      t,
+      owner.token,
+      Array.from({ length: 30 }, (_, i) => `B-${i}`),
+    );
+    const auth = t.app.gateway.auth;
+    const before = { ...auth.stats };
+    const found = await Promise.all([...fleet.map((d) => auth.get(d.sn)), auth.get('NO-SUCH-SN')]);
+    expect(auth.stats.queries - before.queries).toBe(1);
+    expect(found.slice(0, 30).map((d) => d?.sn)).toEqual(fleet.map((d) => d.sn));
+    expect(found[0]?.secret).toBe(fleet[0]!.secret);
+    expect(found[30]).toBeUndefined();
+    // Cached now: no query at all.
+    await Promise.all(fleet.map((d) => auth.get(d.sn)));
+    expect(auth.stats.queries - before.queries).toBe(1);
+  });
+
+  it('write the presence changes of one turn with one statement, with the same effect as one by one', async () => {
+    const fleet = await createDevices(
+      t,
+      owner.token,
+      Array.from({ length: 30 }, (_, i) => `P-${i}`),
+    );
+    const refs = await Promise.all(fleet.map((d) => t.app.gateway.auth.get(d.sn)));
+    const presence = t.app.gateway.presence;
+    const before = { ...presence.stats };
+    const events: string[] = [];
+    const off = t.app.deps.events.subscribe((e) => {
+      if (e.type === 'device.online' && e.sn.startsWith('P-')) events.push(`${e.sn}:${e.online}`);
+    });
+    try {
+      const differs = await Promise.all(
+        refs.map((d) => presence.online(d!, { ip: '10.0.0.1', protocol: 'mqtt/4' })),
+      );
+      expect(differs.every((x) => x === false)).toBe(true);
+      expect(presence.stats.batches - before.batches).toBe(1);
+      await Promise.all([
+        presence.offline(refs[0]!, 'client close', true),
+        presence.offline(refs[1]!, 'takeover', false),
+      ]);
+      expect(presence.stats.batches - before.batches).toBe(2);
+      const rows = (await get(`/api/devices?per_page=100&product_key=${fleet[0]!.productKey}`)) as {
+        data: { sn: string; online: number; activatedat: string | null; protocol: string }[];
+      };
+      const bySn = new Map(rows.data.map((r) => [r.sn, r]));
+      expect(bySn.get(fleet[0]!.sn)?.online).toBe(0);
+      expect(bySn.get(fleet[1]!.sn)?.online).toBe(1);
+      expect(rows.data.every((r) => r.activatedat !== null && r.protocol === 'mqtt/4')).toBe(true);
+      expect((await logs(fleet[1]!.sn, 'disconnect'))[0]?.detail).toEqual({ reason: 'takeover' });
+      expect((await logs(fleet[2]!.sn, 'connect'))[0]?.detail).toMatchObject({ ip: '10.0.0.1' });
+      expect(events.filter((e) => e.endsWith(':1'))).toHaveLength(30);
+      // A disconnect that keeps the device online (takeover) publishes nothing.
+      expect(events.filter((e) => e.endsWith(':0'))).toEqual([`${fleet[0]!.sn}:0`]);
+    } finally {
+      off();
+    }
   });
 });
