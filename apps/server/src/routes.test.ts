@@ -98,6 +98,13 @@ const ROUTES: RouteCase[] = [
   { method: 'DELETE', path: '/api/user/wechat', url: '/api/user/wechat', auth: 'user' },
   { method: 'GET', path: '/api/users', url: '/api/users', auth: 'admin', bad: { query: { current: '0' } } },
   {
+    method: 'POST',
+    path: '/api/users',
+    url: '/api/users',
+    auth: 'admin',
+    bad: { payload: { username: 'x', password: 'short' } },
+  },
+  {
     method: 'PUT',
     path: '/api/users/{id}/disable',
     url: '/api/users/2/disable',

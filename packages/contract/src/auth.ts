@@ -149,4 +149,13 @@ export const userListItem = z.object({
 });
 export type UserListItem = z.infer<typeof userListItem>;
 export const userResetPasswordBody = z.object({ new_password: password });
+/** POST /api/users: an admin opens an account for a customer (no SMS code, no registration limit). */
+export const userCreateBody = z.object({
+  username,
+  password,
+  nickname: z.string().trim().max(32).optional(),
+  phone: phone.optional(),
+  role: roleSchema.default('user'),
+});
+export type UserCreateBody = z.infer<typeof userCreateBody>;
 export const userIdParams = z.object({ id: z.coerce.number().int().positive() });

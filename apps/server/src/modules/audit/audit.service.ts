@@ -12,6 +12,7 @@ export type AuditAction =
   | 'wechat_bind'
   | 'wechat_unbind'
   | 'user_disable'
+  | 'user_create'
   | 'user_enable'
   | 'user_password_reset'
   | 'admin_created'

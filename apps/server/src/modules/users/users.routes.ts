@@ -1,10 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { userIdParams, userListItem, userListQuery, userResetPasswordBody } from '@cellhub/contract/auth';
+import {
+  registerResult,
+  userCreateBody,
+  userIdParams,
+  userListItem,
+  userListQuery,
+  userResetPasswordBody,
+} from '@cellhub/contract/auth';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
-import { listUsers, resetUserPassword, setUserDisabled } from './users.service';
+import { createUser, listUsers, resetUserPassword, setUserDisabled } from './users.service';
 
 const ADMIN = { auth: 'admin' } as const;
 
@@ -28,6 +35,20 @@ export async function usersRoutes(app: FastifyInstance): Promise<void> {
       const { items, total } = await listUsers(app.deps, actorOf(req), req.query);
       return okList(items, total);
     },
+  );
+
+  r.post(
+    '/api/users',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Open an account (username and password rules as for registration; role user by default)',
+        body: userCreateBody,
+        response: responses(registerResult, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await createUser(app.deps, actorOf(req), req.body)),
   );
 
   r.put(

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { and, count, desc, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
-import type { UserListItem } from '@cellhub/contract/auth';
+import type { UserCreateBody, UserListItem } from '@cellhub/contract/auth';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { hashPassword, randomPassword } from '../../lib/password';
+import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
 import { sessions } from '../auth/auth.table';
 import { SETTING_KEYS } from '../system-settings/system-settings.service';
@@ -125,6 +126,44 @@ export async function setUserDisabled(
       detail: { username: user.username },
     });
   });
+}
+
+/** An admin opens an account; the name and number must be free, as for registration. */
+export async function createUser(deps: Deps, actor: Actor, body: UserCreateBody): Promise<{ uid: number }> {
+  requireAdmin(actor);
+  const phone = body.phone ? normalizePhone(body.phone) : null;
+  if (await findUserByUsername(deps.db, body.username)) throw new AppError(31003);
+  if (phone && (await findUserByPhone(deps.db, phone))) throw new AppError(20129);
+  const passwordHash = await hashPassword(body.password);
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(users)
+        .values({
+          username: body.username,
+          passwordHash,
+          phone,
+          role: body.role,
+          nickname: body.nickname ?? '',
+        })
+        .returning({ id: users.id });
+      if (!row) throw new AppError(10109);
+      await writeAudit(tx, {
+        uid: actor.uid,
+        action: 'user_create',
+        target: `user:${row.id}`,
+        ip: actor.ip,
+        detail: { username: body.username, role: body.role },
+      });
+      return { uid: row.id };
+    });
+  } catch (err) {
+    // Lost a race with a registration of the same name or number.
+    if (isUniqueViolation(err)) {
+      throw new AppError((await findUserByUsername(deps.db, body.username)) ? 31003 : 20129);
+    }
+    throw err;
+  }
 }
 
 export async function resetUserPassword(

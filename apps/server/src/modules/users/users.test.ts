@@ -137,3 +137,63 @@ describe('disable, enable, reset password', () => {
     expect(errorOf(badId)).toMatchObject({ code: 10113, details: [{ field: 'id' }] });
   });
 });
+
+describe('POST /api/users', () => {
+  it('opens an account that can sign in, audited as the admin', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/users',
+      token: admin,
+      payload: { username: 'opened1', password: 'Opened123', nickname: 'Opened', phone: '13900001111' },
+    });
+    expect(res.statusCode).toBe(200);
+    const { uid } = (res.json() as { data: { uid: number } }).data;
+    const u = await t.login('opened1', 'Opened123');
+    expect(u.uid).toBe(uid);
+    const info = (await t.inject({ method: 'GET', url: '/api/user/info', token: u.token })).json() as {
+      data: { role: string; nickname: string; phone: string };
+    };
+    expect(info.data).toMatchObject({ role: 'user', nickname: 'Opened', phone: '13900001111' });
+    const rows = await t.app.deps.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.target, `user:${uid}`));
+    expect(rows.map((r) => [r.action, r.uid])).toContainEqual(['user_create', adminUid]);
+  });
+
+  it('refuses a taken name (31003), a taken phone (20129) and weak passwords (10113)', async () => {
+    const taken = await t.inject({
+      method: 'POST',
+      url: '/api/users',
+      token: admin,
+      payload: { username: 'ADMIN', password: 'Opened123' },
+    });
+    expect(errorOf(taken).code).toBe(31003);
+    const phone = await t.inject({
+      method: 'POST',
+      url: '/api/users',
+      token: admin,
+      payload: { username: 'opened2', password: 'Opened123', phone: '+8613900001111' },
+    });
+    expect(errorOf(phone).code).toBe(20129);
+    const weak = await t.inject({
+      method: 'POST',
+      url: '/api/users',
+      token: admin,
+      payload: { username: 'opened3', password: 'weak' },
+    });
+    expect(errorOf(weak).code).toBe(10113);
+  });
+
+  it('is not limited like public registration', async () => {
+    for (let i = 0; i < 25; i++) {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/users',
+        token: admin,
+        payload: { username: `bulk${i}`, password: 'Opened123' },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+  });
+});
