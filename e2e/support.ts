@@ -35,18 +35,17 @@ export function uniqueName(prefix = 'user'): string {
   return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.floor(Math.random() * 1000)}`;
 }
 
+let adminToken: string | undefined;
+
 /**
- * A fresh ordinary user, registered through the API; every test gets its own. Registration is limited to 20 per
- * address per hour, so the whole suite must stay below that.
+ * A fresh ordinary user, opened by the admin through the API (POST /api/users); every test gets its own. Public
+ * registration is limited per address and is tested through the form in register.spec.ts.
  */
 export async function newUser(prefix = 'user'): Promise<{ username: string; password: string; uid: number }> {
   const username = uniqueName(prefix);
   const password = PASSWORD;
-  const r = await api<{ uid: number }>('POST', '/api/auth/register', {
-    username,
-    password,
-    password2: password,
-  });
+  adminToken ??= await tokenFor(admin.username, admin.password);
+  const r = await api<{ uid: number }>('POST', '/api/users', { username, password }, adminToken);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return { username, password, uid: r.body.data.uid };
 }
