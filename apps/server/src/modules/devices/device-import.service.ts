@@ -12,6 +12,7 @@ import { visibleProduct } from '../products/products.service';
 import type { ImportRow } from './device-import-file';
 import { deviceSecretContext, newDeviceSecret } from './devices.service';
 import { devices } from './devices.table';
+import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
 
 interface ImportOptions {
   productKey: string;
@@ -101,9 +102,9 @@ export async function importDevices(
     }
   }
 
+  const created: { id: number; sn: string }[] = [];
   if (toCreate.length || toUpdate.length) {
     await deps.db.transaction(async (tx) => {
-      const created: { id: number; sn: string }[] = [];
       for (let i = 0; i < toCreate.length; i += 500) {
         const batch = toCreate.slice(i, i + 500);
         created.push(
@@ -170,6 +171,14 @@ export async function importDevices(
         });
       }
     });
+  }
+  // New devices of a product bound to a cloud platform get their iot_platform_param at once.
+  if (created.length) {
+    await syncDevicesPlatformParams(
+      deps,
+      product.productKey,
+      created.map((c) => c.id),
+    );
   }
 
   const sorted = [...lines.values()].sort((a, b) => a.row - b.row);

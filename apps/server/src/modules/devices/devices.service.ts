@@ -21,6 +21,7 @@ import { deviceProperties, devicePropertyLatest } from '../telemetry/telemetry.t
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
+import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
 import { type DeviceRow, devices } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
@@ -130,6 +131,7 @@ export async function createDevices(
     );
   }
   const fresh = wanted.filter((sn) => !lines.has(sn));
+  const createdIds: number[] = [];
   if (fresh.length) {
     await deps.db.transaction(async (tx) => {
       // A concurrent create of the same sn loses the race quietly and is reported as "exists".
@@ -147,7 +149,10 @@ export async function createDevices(
         )
         .onConflictDoNothing()
         .returning({ id: devices.id, sn: devices.sn });
-      for (const row of inserted) lines.set(row.sn, { sn: row.sn, code: 0, result: 'created' });
+      for (const row of inserted) {
+        lines.set(row.sn, { sn: row.sn, code: 0, result: 'created' });
+        createdIds.push(row.id);
+      }
       await writeDeviceLog(
         tx,
         ...inserted.map((row) => ({
@@ -165,6 +170,8 @@ export async function createDevices(
       });
     });
   }
+  // New devices of a product bound to a cloud platform get their iot_platform_param at once.
+  if (createdIds.length) await syncDevicesPlatformParams(deps, product.productKey, createdIds);
   return input.sn
     .filter((sn, i) => input.sn.indexOf(sn) === i)
     .map((sn) => lines.get(sn) ?? { sn, code: 20402, result: 'exists' as const });

@@ -386,6 +386,41 @@ describe('platforms: products bound to them', () => {
     );
   });
 
+  it('mqtt: devices created or imported after the binding get their parameters at once', async () => {
+    const p = await createPlatform({
+      name: 'Broker for new devices',
+      platform_type: 'mqtt',
+      platform_config: {
+        host: 'new.example.com',
+        username: 'fleet',
+        password: 'pw-new',
+        client_id_prefix: 'n-',
+      },
+    });
+    const productKey = await productWithDevices(user.token, { name: 'Bound first', iot_platform_id: p.id }, [
+      'NEW-1',
+    ]);
+    expect((await deviceParam(user.token, 'NEW-1')).iot_platform_param).toMatchObject({
+      host: 'new.example.com',
+      client_id: 'n-NEW-1',
+    });
+    const boundary = 'x-boundary';
+    const res = await t.inject({
+      method: 'POST',
+      url: `/api/devices/import?product_key=${productKey}`,
+      token: user.token,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload:
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="d.csv"\r\n` +
+        `Content-Type: text/csv\r\n\r\nsn,name\nNEW-2,imported\n\r\n--${boundary}--\r\n`,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await deviceParam(user.token, 'NEW-2')).iot_platform_param).toMatchObject({
+      host: 'new.example.com',
+      client_id: 'n-NEW-2',
+    });
+  });
+
   it('mqtt: a platform change reaches the devices, and online devices get the configuration at once', async () => {
     const p = await createPlatform({
       name: 'Broker params',
