@@ -191,7 +191,7 @@ async function startOwnMosquitto() {
       'allow_anonymous true',
       'persistence false',
       'max_queued_messages 1000000',
-      'max_inflight_messages 1000',
+      'max_inflight_messages 20000',
       'set_tcp_nodelay true',
       '',
     ].join('\n'),

@@ -115,6 +115,20 @@ interface RulesEntry {
   value?: Map<string, string>;
 }
 
+/** PostgreSQL text cannot hold NUL: one such value would fail the whole batch, every device's rows with it. */
+function checkText(items: readonly PropertyItem[]): void {
+  for (const item of items) {
+    for (const key in item.params) {
+      const v = item.params[key];
+      if (typeof v === 'string' && v.includes('\u0000')) {
+        throw new Rejection(`property "${key}" contains a NUL character`, 10113, [
+          { field: key, message: 'NUL character' },
+        ]);
+      }
+    }
+  }
+}
+
 /** Refuses keys the product does not define and values of the wrong datatype. */
 function checkRules(rules: Map<string, string>, items: readonly PropertyItem[]): void {
   for (const item of items) {
@@ -150,6 +164,7 @@ export class DeviceGateway implements DeviceLink {
   private rejectedCounts = new Map<number, number>();
   private rejectLogWindow = new Map<number, { start: number; n: number }>();
   private rules = new Map<string, RulesEntry>();
+  private lastIso = { ms: NaN, iso: '' };
   private timer: NodeJS.Timeout;
   private commandTimer: NodeJS.Timeout;
 
@@ -377,6 +392,7 @@ export class DeviceGateway implements DeviceLink {
       const pending = this.propertyRules(device.productKey);
       const rules = pending instanceof Map ? pending : await pending;
       if (rules.size > 0) checkRules(rules, items);
+      checkText(items);
       if (countValues(items) === 0) throw new Rejection('no property values', 10113);
       let committed = this.writer.tryAdd(device.id, items);
       while (!committed) {
@@ -392,7 +408,7 @@ export class DeviceGateway implements DeviceLink {
           type: 'device.properties',
           sn: device.sn,
           product_key: device.productKey,
-          ts: new Date(newest.ts).toISOString(),
+          ts: this.isoOf(newest.ts),
           values: newest.params,
         },
         { uid: device.uid },
@@ -401,6 +417,12 @@ export class DeviceGateway implements DeviceLink {
       if (err instanceof Rejection && id !== undefined) Object.assign(err, { messageId: id });
       throw err;
     }
+  }
+
+  /** Messages of one moment share their timestamp; one Date and string for all of them. */
+  private isoOf(ms: number): string {
+    if (ms !== this.lastIso.ms) this.lastIso = { ms, iso: new Date(ms).toISOString() };
+    return this.lastIso.iso;
   }
 
   private async flushCounters(): Promise<void> {

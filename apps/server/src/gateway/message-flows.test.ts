@@ -41,7 +41,11 @@ describe.each(modes)('message flows (%s broker)', (mode) => {
     url = mode === 'mosquitto' ? MOSQUITTO_URL! : `mqtt://127.0.0.1:${t.app.broker.port}`;
     if (mode === 'mosquitto') await eventually(async () => (t.app.broker.healthy() ? true : undefined));
     owner = await t.createUser();
-    plain = await createDevices(t, owner.token, ['F-1', 'F-2', 'F-3', 'F-4', 'F-5', 'F-6', 'F-7'].map(sn));
+    plain = await createDevices(
+      t,
+      owner.token,
+      ['F-1', 'F-2', 'F-3', 'F-4', 'F-5', 'F-6', 'F-7', 'F-8'].map(sn),
+    );
     typed = (
       await createDevices(t, owner.token, [sn('T-1')], {
         name: 'typed',
@@ -195,6 +199,21 @@ describe.each(modes)('message flows (%s broker)', (mode) => {
     });
     expect(JSON.parse((await ok).toString())).toEqual({ id: 'g1', code: 0 });
     expect(c.connected).toBe(true);
+  });
+
+  it('refuses a text value with a NUL character (it would fail the whole batch) and keeps storing', async () => {
+    const d = plain[7]!;
+    const c = await online(d);
+    const replyTopic = downTopic(d.productKey, d.sn, 'property_reply');
+    const bad = nextMessage(c, replyTopic);
+    await c.publishAsync(up(d, 'property'), JSON.stringify({ id: 'n1', params: { s: 'a\u0000b' } }), {
+      qos: 1,
+    });
+    expect(JSON.parse((await bad).toString())).toMatchObject({ id: 'n1', code: 10113 });
+    const ok = nextMessage(c, replyTopic);
+    await c.publishAsync(up(d, 'property'), JSON.stringify({ id: 'n2', params: { s: 'ab' } }), { qos: 1 });
+    expect(JSON.parse((await ok).toString())).toEqual({ id: 'n2', code: 0 });
+    expect((await history(d, 's')).data.map((p) => p.value)).toEqual(['ab']);
   });
 
   it('stores P/up/info fields on the device row', async () => {
