@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newStats, VirtualDevice } from './device';
-import { hmacPassword, isValidHex } from './protocol';
+import { hmacPassword } from './protocol';
 import { startTestBroker, waitFor, type TestBroker } from './test-broker';
 
 const identity = { sn: 'SIM0001', product_key: 'pk_test', secret: 's'.repeat(32) };
@@ -20,13 +20,6 @@ describe('protocol helpers', () => {
     const pw = hmacPassword('SN1', 'secret', 1700000000000);
     const expected = createHmac('sha256', 'secret').update('SN1:1700000000000').digest('hex');
     expect(pw).toBe(`hmac:1700000000000:${expected}`);
-  });
-
-  it('validates hex command data as seed section 5 says', () => {
-    expect(isValidHex('01030000000AC5CD')).toBe(true);
-    expect(isValidHex('0x0103')).toBe(false);
-    expect(isValidHex('010')).toBe(false);
-    expect(isValidHex('01G3')).toBe(false);
   });
 });
 

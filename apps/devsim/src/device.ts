@@ -1,5 +1,6 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { hmacPassword, isValidHex, topicPrefix } from './protocol';
+import { HEX_RULE, parseTopic, topicPrefix, type UpKind, upTopic } from '@cellhub/contract/protocol';
+import { hmacPassword } from './protocol';
 
 export interface DeviceIdentity {
   sn: string;
@@ -115,7 +116,7 @@ export class VirtualDevice {
       reconnectPeriod: 0,
       connectTimeout: 30_000,
       will: {
-        topic: `${this.prefix}/up/status`,
+        topic: upTopic(this.identity.product_key, this.identity.sn, 'status'),
         payload: Buffer.from('{"online":0}'),
         qos: 1,
         retain: false,
@@ -168,8 +169,12 @@ export class VirtualDevice {
   }
 
   /** Publishes a JSON body on `P/up/<kind>` with QoS 1 and waits for the PUBACK. */
-  async publish(kind: string, body: unknown): Promise<void> {
-    await this.publishRaw(`${this.prefix}/up/${kind}`, JSON.stringify(body), 1);
+  async publish(kind: UpKind, body: unknown): Promise<void> {
+    await this.publishRaw(
+      upTopic(this.identity.product_key, this.identity.sn, kind),
+      JSON.stringify(body),
+      1,
+    );
   }
 
   private async publishRaw(topic: string, payload: string | Buffer, qos: 0 | 1): Promise<void> {
@@ -235,7 +240,7 @@ export class VirtualDevice {
       const topics = [
         `${this.prefix}/up/no_such_kind`,
         `${this.prefix}/down/cmd`,
-        `dev/${this.identity.product_key}/not-${this.identity.sn}/up/property`,
+        upTopic(this.identity.product_key, `not-${this.identity.sn}`, 'property'),
       ];
       const topic = topics[this.seq++ % topics.length] ?? topics[0]!;
       await this.publishRaw(topic, JSON.stringify({ params: { temperature: 1 } }), 0);
@@ -243,12 +248,14 @@ export class VirtualDevice {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    const kind = topic.slice(this.prefix.length + '/down/'.length);
+    const parsed = parseTopic(topic);
+    if (!parsed || parsed.direction !== 'down') return;
+    const { kind } = parsed;
     let body: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(payload.toString('utf8'));
-      if (typeof parsed !== 'object' || parsed === null) return;
-      body = parsed as Record<string, unknown>;
+      const json: unknown = JSON.parse(payload.toString('utf8'));
+      if (typeof json !== 'object' || json === null) return;
+      body = json as Record<string, unknown>;
     } catch {
       return; // a real DTU ignores what it cannot parse
     }
@@ -269,7 +276,7 @@ export class VirtualDevice {
     this.stats.commands++;
     const delay = this.opts.commandDelayMs ?? 0;
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-    const valid = type === 'string' || (type === 'hex' && isValidHex(data));
+    const valid = type === 'string' || (type === 'hex' && HEX_RULE.test(data));
     // The simulated serial peer echoes what it was sent, which is what a loop-back test expects.
     await this.publish('cmd_reply', valid ? { id, code: 0, data } : { id, code: 70003 });
   }
