@@ -32,7 +32,13 @@ export type AuditAction =
   | 'device_register'
   | 'device_bind'
   | 'device_unbind'
-  | 'device_import';
+  | 'device_import'
+  | 'user_command_create'
+  | 'user_command_update'
+  | 'user_command_delete'
+  | 'config_template_create'
+  | 'config_template_update'
+  | 'config_template_delete';
 
 export interface AuditEntry {
   uid: number | null;

@@ -12,6 +12,7 @@ import {
 } from '@cellhub/contract/config-templates';
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import { AppError } from '../../lib/app-error';
+import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { putDeviceConfig } from '../device-config/device-config.service';
 import { visibleDevice } from '../devices/devices.service';
@@ -99,11 +100,21 @@ export async function createConfigTemplate(
   actor: Actor,
   body: z.output<typeof configTemplateBody>,
 ): Promise<ConfigTemplateItem> {
-  const [row] = await deps.db
-    .insert(configTemplates)
-    .values({ uid: actor.uid, name: body.name, description: body.description, config: body.config })
-    .returning();
-  if (!row) throw new AppError(10109);
+  const row = await deps.db.transaction(async (tx) => {
+    const [made] = await tx
+      .insert(configTemplates)
+      .values({ uid: actor.uid, name: body.name, description: body.description, config: body.config })
+      .returning();
+    if (!made) throw new AppError(10109);
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'config_template_create',
+      target: `config-template:${made.id}`,
+      ip: actor.ip,
+      detail: { name: made.name },
+    });
+    return made;
+  });
   return toItem(row, 0);
 }
 
@@ -114,22 +125,40 @@ export async function updateConfigTemplate(
   body: z.output<typeof configTemplateUpdateBody>,
 ): Promise<ConfigTemplateItem> {
   const current = await visibleTemplate(deps, actor, id);
-  const [row] = await deps.db
-    .update(configTemplates)
-    .set({
-      name: body.name ?? current.name,
-      description: body.description ?? current.description,
-      config: body.config ?? current.config,
-    })
-    .where(eq(configTemplates.id, id))
-    .returning();
-  if (!row) throw new AppError(10110);
+  const row = await deps.db.transaction(async (tx) => {
+    const [changed] = await tx
+      .update(configTemplates)
+      .set({
+        name: body.name ?? current.name,
+        description: body.description ?? current.description,
+        config: body.config ?? current.config,
+      })
+      .where(eq(configTemplates.id, id))
+      .returning();
+    if (!changed) throw new AppError(10110);
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'config_template_update',
+      target: `config-template:${id}`,
+      ip: actor.ip,
+      detail: { name: changed.name },
+    });
+    return changed;
+  });
   return toItem(row, (await applyCounts(deps, [id])).get(id) ?? 0);
 }
 
 export async function deleteConfigTemplate(deps: Deps, actor: Actor, id: number): Promise<void> {
   await visibleTemplate(deps, actor, id);
-  await deps.db.delete(configTemplates).where(eq(configTemplates.id, id));
+  await deps.db.transaction(async (tx) => {
+    await tx.delete(configTemplates).where(eq(configTemplates.id, id));
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'config_template_delete',
+      target: `config-template:${id}`,
+      ip: actor.ip,
+    });
+  });
 }
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

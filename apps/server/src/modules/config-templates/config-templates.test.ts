@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { auditLogs } from '../audit/audit.table';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigApply, ConfigApplySummary, ConfigTemplateItem } from '@cellhub/contract/config-templates';
@@ -214,5 +216,36 @@ describe('applying a template', () => {
       });
       expect(errorOf(res).code).toBe(10113);
     }
+  });
+});
+
+describe('audit', () => {
+  it('writes an audit row with every create, update and delete', async () => {
+    const made = await t.inject({
+      method: 'POST',
+      url: '/api/config-templates',
+      token: a.token,
+      payload: { name: 'audited', config: { global: { apn: { name: 'cmnet' } } } },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const id = (made.json() as { data: { id: number } }).data.id;
+    const upd = await t.inject({
+      method: 'PUT',
+      url: `/api/config-templates/${id}`,
+      token: a.token,
+      payload: { name: 'audited 2' },
+    });
+    expect(upd.statusCode, upd.body).toBe(200);
+    const del = await t.inject({ method: 'DELETE', url: `/api/config-templates/${id}`, token: a.token });
+    expect(del.statusCode, del.body).toBe(200);
+    const rows = await t.app.deps.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.target, `config-template:${id}`));
+    expect(rows.map((r) => [r.action, r.uid])).toEqual([
+      ['config_template_create', a.uid],
+      ['config_template_update', a.uid],
+      ['config_template_delete', a.uid],
+    ]);
   });
 });

@@ -12,6 +12,7 @@ import {
 import type { CommandType } from '@cellhub/contract/protocol';
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error';
+import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { deviceCommands } from '../commands/commands.table';
 import { sendCommand } from '../commands/commands.service';
@@ -110,11 +111,21 @@ export async function createUserCommand(
   body: z.output<typeof userCommandBody>,
 ): Promise<UserCommandItem> {
   const data = checkData(body.type, body.data);
-  const [row] = await deps.db
-    .insert(userCommands)
-    .values({ uid: actor.uid, name: body.name, type: body.type, data, description: body.description })
-    .returning();
-  if (!row) throw new AppError(10109);
+  const row = await deps.db.transaction(async (tx) => {
+    const [made] = await tx
+      .insert(userCommands)
+      .values({ uid: actor.uid, name: body.name, type: body.type, data, description: body.description })
+      .returning();
+    if (!made) throw new AppError(10109);
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'user_command_create',
+      target: `user-command:${made.id}`,
+      ip: actor.ip,
+      detail: { name: made.name },
+    });
+    return made;
+  });
   return toItem(row, 0);
 }
 
@@ -131,23 +142,41 @@ export async function updateUserCommand(
     body.data !== undefined || body.type !== undefined
       ? checkData(type, body.data ?? current.data)
       : current.data;
-  const [row] = await deps.db
-    .update(userCommands)
-    .set({
-      name: body.name ?? current.name,
-      type,
-      data,
-      description: body.description ?? current.description,
-    })
-    .where(eq(userCommands.id, id))
-    .returning();
-  if (!row) throw new AppError(10110);
+  const row = await deps.db.transaction(async (tx) => {
+    const [changed] = await tx
+      .update(userCommands)
+      .set({
+        name: body.name ?? current.name,
+        type,
+        data,
+        description: body.description ?? current.description,
+      })
+      .where(eq(userCommands.id, id))
+      .returning();
+    if (!changed) throw new AppError(10110);
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'user_command_update',
+      target: `user-command:${id}`,
+      ip: actor.ip,
+      detail: { name: changed.name },
+    });
+    return changed;
+  });
   return toItem(row, (await runCounts(deps, [id])).get(id) ?? 0);
 }
 
 export async function deleteUserCommand(deps: Deps, actor: Actor, id: number): Promise<void> {
   await visibleCommand(deps, actor, id);
-  await deps.db.delete(userCommands).where(eq(userCommands.id, id));
+  await deps.db.transaction(async (tx) => {
+    await tx.delete(userCommands).where(eq(userCommands.id, id));
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'user_command_delete',
+      target: `user-command:${id}`,
+      ip: actor.ip,
+    });
+  });
 }
 
 type SendOutcome = {

@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import { auditLogs } from '../audit/audit.table';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downTopic } from '@cellhub/contract/protocol';
@@ -219,5 +221,36 @@ describe('sending to many devices', () => {
       });
       expect(errorOf(res).code).toBe(10113);
     }
+  });
+});
+
+describe('audit', () => {
+  it('writes an audit row with every create, update and delete', async () => {
+    const made = await t.inject({
+      method: 'POST',
+      url: '/api/user-commands',
+      token: a.token,
+      payload: { name: 'audited', type: 'hex', data: '0103' },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const id = (made.json() as { data: { id: number } }).data.id;
+    const upd = await t.inject({
+      method: 'PUT',
+      url: `/api/user-commands/${id}`,
+      token: a.token,
+      payload: { name: 'audited 2' },
+    });
+    expect(upd.statusCode, upd.body).toBe(200);
+    const del = await t.inject({ method: 'DELETE', url: `/api/user-commands/${id}`, token: a.token });
+    expect(del.statusCode, del.body).toBe(200);
+    const rows = await t.app.deps.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.target, `user-command:${id}`));
+    expect(rows.map((r) => [r.action, r.uid])).toEqual([
+      ['user_command_create', a.uid],
+      ['user_command_update', a.uid],
+      ['user_command_delete', a.uid],
+    ]);
   });
 });
