@@ -180,6 +180,18 @@ describe('ACL', () => {
   });
 });
 
+describe('MQTT versions', () => {
+  it('refuses an MQTT 5 CONNECT on the embedded broker (docs/device-protocol.md, "MQTT versions")', async () => {
+    const err = await refused(connectDevice(url, dev(2), { protocolVersion: 5 }));
+    // CONNACK return code 1: unacceptable protocol version.
+    expect(err?.code).toBe(1);
+    // Still serving 3.1.1 on the same port.
+    const c = track(await connectDevice(url, dev(2)));
+    expect(c.connected).toBe(true);
+    await c.endAsync();
+  });
+});
+
 describe('over WebSocket', () => {
   it('authenticates devices at /mqtt', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
