@@ -5,7 +5,6 @@ import type {
   ConfigTemplateItem,
   ConfigTemplateUpdateBody,
 } from '@cellhub/contract/config-templates';
-import type { DeviceItem } from '@cellhub/contract/devices';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
@@ -90,15 +89,4 @@ export function useApply(id: number | undefined, applyId: number | undefined) {
 export function useRefreshApply() {
   const queryClient = useQueryClient();
   return (id: number) => queryClient.invalidateQueries({ queryKey: [...KEY, 'apply', id] });
-}
-
-/** The caller's devices matching a keyword, for the target picker. */
-export function useDeviceOptions(keyword: string) {
-  return useQuery({
-    queryKey: ['config-template-device-options', keyword],
-    queryFn: () =>
-      http.list<DeviceItem>('/api/devices', { current: 1, per_page: 50, keyword: keyword || undefined }),
-    placeholderData: keepPreviousData,
-    staleTime: 5_000,
-  });
 }

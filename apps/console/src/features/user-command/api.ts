@@ -1,4 +1,3 @@
-import type { DeviceItem } from '@cellhub/contract/devices';
 import type {
   UserCommandBody,
   UserCommandItem,
@@ -92,15 +91,4 @@ export function useRefreshRun() {
   const queryClient = useQueryClient();
   return (id: number, runId: number) =>
     queryClient.invalidateQueries({ queryKey: [...KEY, 'run', id, runId] });
-}
-
-/** The caller's devices matching a keyword, for the target picker. */
-export function useDeviceOptions(keyword: string) {
-  return useQuery({
-    queryKey: ['user-command-device-options', keyword],
-    queryFn: () =>
-      http.list<DeviceItem>('/api/devices', { current: 1, per_page: 50, keyword: keyword || undefined }),
-    placeholderData: keepPreviousData,
-    staleTime: 5_000,
-  });
 }

@@ -15,6 +15,7 @@ import {
 import { IconCheck, IconSave } from '@arco-design/web-react/icon';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import DevicePicker from '../../../components/device-picker';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -28,7 +29,6 @@ import {
   useTemplate,
 } from '../api';
 import ApplyProgress from '../components/apply-progress';
-import DevicePicker from '../components/device-picker';
 import FieldsEditor from '../components/fields-editor';
 import { type FieldState, fromConfig, toConfig } from '../config-fields';
 import locale from '../locale';

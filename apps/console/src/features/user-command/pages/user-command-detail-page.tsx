@@ -14,12 +14,12 @@ import {
 import { IconEdit, IconSend } from '@arco-design/web-react/icon';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import DevicePicker from '../../../components/device-picker';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
 import { useRefreshRun, useRun, useRunList, useSendUserCommand, useUserCommand } from '../api';
-import DevicePicker from '../components/device-picker';
 import RunResults from '../components/run-results';
 import locale from '../locale';
 import styles from './user-command.module.css';

@@ -1,10 +1,23 @@
 import { Badge, Select, Space } from '@arco-design/web-react';
+import type { DeviceItem } from '@cellhub/contract/devices';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { useDeviceOptions } from '../api';
+import { http } from '../lib/request';
+
+/** The caller's devices matching a keyword, for the target picker. */
+function useDeviceOptions(keyword: string) {
+  return useQuery({
+    queryKey: ['device-picker-options', keyword],
+    queryFn: () =>
+      http.list<DeviceItem>('/api/devices', { current: 1, per_page: 50, keyword: keyword || undefined }),
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+}
 
 /**
  * Picks several of the caller's devices by sn, name, IMEI or ICCID (server-side search, 50 at a time).
- * The same picker as the user-command feature's (features do not import each other); src/components is its place.
+ * Shared by the configuration-template and user-command pages; texts come as props so it stays feature-free.
  */
 export default function DevicePicker({
   value,
