@@ -2,7 +2,7 @@ import type { ApplyResultStatus, ConfigApply, ConfigApplyResult } from '@cellhub
 import { Badge, Empty, Progress, Table, type TableColumnProps } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
-import styles from '../pages/config-template.module.css';
+import styles from '../../../components/run-page.module.css';
 
 const BADGE: Record<ApplyResultStatus, 'processing' | 'success' | 'error'> = {
   pending: 'processing',

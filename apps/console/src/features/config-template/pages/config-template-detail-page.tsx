@@ -32,7 +32,8 @@ import ApplyProgress from '../components/apply-progress';
 import FieldsEditor from '../components/fields-editor';
 import { type FieldState, fromConfig, toConfig } from '../config-fields';
 import locale from '../locale';
-import styles from './config-template.module.css';
+import styles from '../../../components/run-page.module.css';
+import templateStyles from './config-template.module.css';
 
 /** /device/config-template/:id; `new` creates one. */
 export default function ConfigTemplateDetailPage() {
@@ -110,7 +111,7 @@ export default function ConfigTemplateDetailPage() {
               <Input maxLength={200} style={{ width: 420 }} />
             </Form.Item>
           </Form>
-          <div className={styles.hint}>
+          <div className={templateStyles.hint}>
             {t('configTemplate.form.fieldsHint')}{' '}
             <Tag size="small" color="arcoblue">
               {t('configTemplate.form.chosen', { count: Object.keys(fields).length })}
@@ -197,7 +198,7 @@ function ApplySection({ id }: { id: number }) {
   return (
     <>
       <Card bordered={false} title={t('configTemplate.apply.title')}>
-        <div className={styles.hint}>{t('configTemplate.apply.hint')}</div>
+        <div className={templateStyles.hint}>{t('configTemplate.apply.hint')}</div>
         <div className={styles.sendRow}>
           <div className={styles.sendPicker}>
             <DevicePicker

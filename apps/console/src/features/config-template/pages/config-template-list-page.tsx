@@ -21,7 +21,7 @@ import { useLocale } from '../../../lib/i18n';
 import { useDeleteTemplate, useTemplateList, type TemplateListParams } from '../api';
 import { fromConfig } from '../config-fields';
 import locale from '../locale';
-import styles from './config-template.module.css';
+import styles from '../../../components/run-page.module.css';
 
 export default function ConfigTemplateListPage() {
   const t = useLocale(locale);

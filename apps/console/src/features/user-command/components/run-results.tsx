@@ -2,7 +2,7 @@ import type { RunResultStatus, UserCommandResult, UserCommandRun } from '@cellhu
 import { Badge, Empty, Table, type TableColumnProps } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
-import styles from '../pages/user-command.module.css';
+import styles from '../../../components/run-page.module.css';
 
 const BADGE: Record<RunResultStatus, 'processing' | 'success' | 'warning' | 'error' | 'default'> = {
   sent: 'processing',

@@ -22,7 +22,7 @@ import { useDeviceEvents } from '../../../lib/realtime';
 import { useRefreshRun, useRun, useRunList, useSendUserCommand, useUserCommand } from '../api';
 import RunResults from '../components/run-results';
 import locale from '../locale';
-import styles from './user-command.module.css';
+import styles from '../../../components/run-page.module.css';
 
 export default function UserCommandDetailPage() {
   const t = useLocale(locale);

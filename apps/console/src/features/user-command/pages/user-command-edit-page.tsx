@@ -8,7 +8,7 @@ import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { useSaveUserCommand, useUserCommand } from '../api';
 import locale from '../locale';
-import styles from './user-command.module.css';
+import styles from '../../../components/run-page.module.css';
 
 interface Values {
   name: string;

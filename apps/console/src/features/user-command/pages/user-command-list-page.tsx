@@ -20,7 +20,7 @@ import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useDeleteUserCommand, useUserCommandList, type UserCommandListParams } from '../api';
 import locale from '../locale';
-import styles from './user-command.module.css';
+import styles from '../../../components/run-page.module.css';
 
 export default function UserCommandListPage() {
   const t = useLocale(locale);
