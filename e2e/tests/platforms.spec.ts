@@ -52,7 +52,7 @@ test('admin creates an aliyun platform (secret masked), binds a product, and a d
   await page.getByRole('button', { name: '保存' }).click();
   await page.waitForURL(/\/product\/detail\/pk[0-9a-f]{16}$/);
   const productKey = page.url().split('/').pop()!;
-  await expect(page.getByText(platformName)).toBeVisible();
+  await expect(page.getByText(platformName, { exact: true })).toBeVisible();
 
   // A device of the product, with its DeviceSecret set from the platform tab
   const sn = uniqueName('ALI-');
