@@ -165,6 +165,8 @@ export class DeviceGateway implements DeviceLink {
   private rejectLogWindow = new Map<number, { start: number; n: number }>();
   private rules = new Map<string, RulesEntry>();
   private lastIso = { ms: NaN, iso: '' };
+  /** Devices whose connect found a config they do not run, waiting for their subscription. */
+  private configOnSubscribe = new Set<number>();
   private timer: NodeJS.Timeout;
   private commandTimer: NodeJS.Timeout;
 
@@ -229,19 +231,32 @@ export class DeviceGateway implements DeviceLink {
       const configDiffers = await this.presence.online(device, info);
       // A device that missed a config change while offline gets it now, if it can receive it: a clean session has
       // no subscriptions yet, so it gets it once it subscribes (`subscribed`).
-      if (configDiffers && info.clean !== true) await sendExpectedConfig(this.deps, device, false);
+      if (!configDiffers) return;
+      if (info.clean === true) this.configOnSubscribe.add(device.id);
+      else await sendExpectedConfig(this.deps, device, false);
     });
   }
 
-  /** The device subscribed to its config topic (embedded broker): send a configuration it has not applied. */
+  /**
+   * The device subscribed to its config topic (embedded broker): send the configuration it missed, if its connect
+   * found one. Runs after the connect's presence write (same per-device chain), so the flag is known by then; a
+   * config set after the connect went out by itself (putDeviceConfig sends to online devices).
+   */
   subscribed(device: DeviceRef): Promise<void> {
-    return this.serial(device.sn, () => sendExpectedConfig(this.deps, device, false));
+    return this.serial(device.sn, async () => {
+      if (!this.configOnSubscribe.delete(device.id)) return;
+      await sendExpectedConfig(this.deps, device, false);
+    });
   }
 
   disconnected(device: DeviceRef, reason: string, setOffline = true): Promise<void> {
     this.buckets.delete(device.id);
     this.lastTouch.delete(device.id);
-    return this.serial(device.sn, () => this.presence.offline(device, reason, setOffline));
+    return this.serial(device.sn, () => {
+      // A takeover's disconnect (setOffline false) may come after the new connection's connect.
+      if (setOffline) this.configOnSubscribe.delete(device.id);
+      return this.presence.offline(device, reason, setOffline);
+    });
   }
 
   // --- uplinks ------------------------------------------------------------------------------------------
