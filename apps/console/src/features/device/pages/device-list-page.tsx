@@ -21,10 +21,11 @@ import {
   Tooltip,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconDownload, IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { IconDownload, IconPlus } from '@arco-design/web-react/icon';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -246,64 +247,48 @@ export default function DeviceListPage() {
   return (
     <PageContainer>
       <Card bordered={false} title={t('device.list.title')}>
-        <div className={styles.searchRow}>
-          <Form form={form} className={styles.searchForm} labelAlign="left" onSubmit={search}>
-            <Grid.Row gutter={24}>
-              <Grid.Col span={8}>
-                <Form.Item label={t('device.filter.keyword')} field="keyword">
-                  <Input
-                    placeholder={t('device.filter.keyword.placeholder')}
-                    allowClear
-                    maxLength={64}
-                    onPressEnter={search}
-                  />
-                </Form.Item>
-              </Grid.Col>
-              <Grid.Col span={8}>
-                <Form.Item label={t('device.filter.product')} field="product_key">
-                  <Select
-                    placeholder={t('device.filter.all')}
-                    allowClear
-                    showSearch
-                    loading={products.isLoading}
-                    options={products.data ?? []}
-                    filterOption={(input, option) =>
-                      String((option.props as { children?: unknown }).children ?? '')
-                        .toLowerCase()
-                        .includes(input.toLowerCase())
-                    }
-                  />
-                </Form.Item>
-              </Grid.Col>
-              <Grid.Col span={8}>
-                <Form.Item label={t('device.filter.online')} field="online">
-                  <Select
-                    placeholder={t('device.filter.all')}
-                    allowClear
-                    options={[
-                      { label: t('device.online'), value: '1' },
-                      { label: t('device.offline'), value: '0' },
-                    ]}
-                  />
-                </Form.Item>
-              </Grid.Col>
-            </Grid.Row>
-          </Form>
-          <Space size={12} className={styles.searchButtons}>
-            <Button type="primary" icon={<IconSearch />} onClick={search}>
-              {t('common.search')}
-            </Button>
-            <Button
-              icon={<IconRefresh />}
-              onClick={() => {
-                form.resetFields();
-                search();
-              }}
-            >
-              {t('common.reset')}
-            </Button>
-          </Space>
-        </div>
+        <ListSearchBar form={form} labelAlign="left" onSearch={search}>
+          <Grid.Row gutter={24}>
+            <Grid.Col span={8}>
+              <Form.Item label={t('device.filter.keyword')} field="keyword">
+                <Input
+                  placeholder={t('device.filter.keyword.placeholder')}
+                  allowClear
+                  maxLength={64}
+                  onPressEnter={search}
+                />
+              </Form.Item>
+            </Grid.Col>
+            <Grid.Col span={8}>
+              <Form.Item label={t('device.filter.product')} field="product_key">
+                <Select
+                  placeholder={t('device.filter.all')}
+                  allowClear
+                  showSearch
+                  loading={products.isLoading}
+                  options={products.data ?? []}
+                  filterOption={(input, option) =>
+                    String((option.props as { children?: unknown }).children ?? '')
+                      .toLowerCase()
+                      .includes(input.toLowerCase())
+                  }
+                />
+              </Form.Item>
+            </Grid.Col>
+            <Grid.Col span={8}>
+              <Form.Item label={t('device.filter.online')} field="online">
+                <Select
+                  placeholder={t('device.filter.all')}
+                  allowClear
+                  options={[
+                    { label: t('device.online'), value: '1' },
+                    { label: t('device.offline'), value: '0' },
+                  ]}
+                />
+              </Form.Item>
+            </Grid.Col>
+          </Grid.Row>
+        </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Space>

@@ -16,9 +16,10 @@ import {
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -142,47 +143,30 @@ export default function PlatformListPage() {
   return (
     <PageContainer>
       <Card bordered={false} title={t('platform.list.title')}>
-        <div className={styles.searchRow}>
-          <Form
-            form={search}
-            className={styles.searchForm}
-            labelCol={{ span: 5 }}
-            wrapperCol={{ span: 19 }}
-            labelAlign="left"
-            onSubmit={apply}
-          >
-            <Grid.Row gutter={24}>
-              <Grid.Col span={12}>
-                <Form.Item label={t('platform.keyword')} field="keyword">
-                  <Input placeholder={t('platform.keyword.placeholder')} allowClear maxLength={64} />
-                </Form.Item>
-              </Grid.Col>
-              <Grid.Col span={12}>
-                <Form.Item label={t('platform.type')} field="platform_type">
-                  <Select
-                    allowClear
-                    placeholder={t('platform.type.all')}
-                    options={PLATFORM_TYPES.map((v) => ({ value: v, label: t(`platform.type.${v}`) }))}
-                  />
-                </Form.Item>
-              </Grid.Col>
-            </Grid.Row>
-          </Form>
-          <Space size={12} className={styles.searchButtons}>
-            <Button type="primary" icon={<IconSearch />} onClick={apply}>
-              {t('common.search')}
-            </Button>
-            <Button
-              icon={<IconRefresh />}
-              onClick={() => {
-                search.resetFields();
-                apply();
-              }}
-            >
-              {t('common.reset')}
-            </Button>
-          </Space>
-        </div>
+        <ListSearchBar
+          form={search}
+          labelCol={{ span: 5 }}
+          wrapperCol={{ span: 19 }}
+          labelAlign="left"
+          onSearch={apply}
+        >
+          <Grid.Row gutter={24}>
+            <Grid.Col span={12}>
+              <Form.Item label={t('platform.keyword')} field="keyword">
+                <Input placeholder={t('platform.keyword.placeholder')} allowClear maxLength={64} />
+              </Form.Item>
+            </Grid.Col>
+            <Grid.Col span={12}>
+              <Form.Item label={t('platform.type')} field="platform_type">
+                <Select
+                  allowClear
+                  placeholder={t('platform.type.all')}
+                  options={PLATFORM_TYPES.map((v) => ({ value: v, label: t(`platform.type.${v}`) }))}
+                />
+              </Form.Item>
+            </Grid.Col>
+          </Grid.Row>
+        </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/platform/create')}>

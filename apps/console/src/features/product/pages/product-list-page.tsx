@@ -13,9 +13,10 @@ import {
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -117,38 +118,21 @@ export default function ProductListPage() {
   return (
     <PageContainer>
       <Card bordered={false} title={t('product.list.title')}>
-        <div className={styles.searchRow}>
-          <Form
-            form={form}
-            className={styles.searchForm}
-            labelCol={{ span: 5 }}
-            wrapperCol={{ span: 19 }}
-            labelAlign="left"
-            onSubmit={search}
-          >
-            <Grid.Row gutter={24}>
-              <Grid.Col span={12}>
-                <Form.Item label={t('product.keyword')} field="keyword">
-                  <Input placeholder={t('product.keyword.placeholder')} allowClear maxLength={64} />
-                </Form.Item>
-              </Grid.Col>
-            </Grid.Row>
-          </Form>
-          <Space size={12} className={styles.searchButtons}>
-            <Button type="primary" icon={<IconSearch />} onClick={search}>
-              {t('common.search')}
-            </Button>
-            <Button
-              icon={<IconRefresh />}
-              onClick={() => {
-                form.resetFields();
-                search();
-              }}
-            >
-              {t('common.reset')}
-            </Button>
-          </Space>
-        </div>
+        <ListSearchBar
+          form={form}
+          labelCol={{ span: 5 }}
+          wrapperCol={{ span: 19 }}
+          labelAlign="left"
+          onSearch={search}
+        >
+          <Grid.Row gutter={24}>
+            <Grid.Col span={12}>
+              <Form.Item label={t('product.keyword')} field="keyword">
+                <Input placeholder={t('product.keyword.placeholder')} allowClear maxLength={64} />
+              </Form.Item>
+            </Grid.Col>
+          </Grid.Row>
+        </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/product/create')}>

@@ -12,9 +12,10 @@ import {
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconPlus, IconRefresh, IconSearch } from '@arco-design/web-react/icon';
+import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -98,32 +99,16 @@ export default function UserCommandListPage() {
   return (
     <PageContainer>
       <Card bordered={false} title={t('userCommand.title')}>
-        <div className={styles.searchRow}>
-          <Form form={form} className={styles.searchForm} layout="inline" onSubmit={search}>
-            <Form.Item label={t('userCommand.keyword')} field="keyword">
-              <Input
-                placeholder={t('userCommand.keyword.placeholder')}
-                allowClear
-                maxLength={64}
-                style={{ width: 280 }}
-              />
-            </Form.Item>
-          </Form>
-          <Space size={12} className={styles.searchButtons}>
-            <Button type="primary" icon={<IconSearch />} onClick={search}>
-              {t('common.search')}
-            </Button>
-            <Button
-              icon={<IconRefresh />}
-              onClick={() => {
-                form.resetFields();
-                search();
-              }}
-            >
-              {t('common.reset')}
-            </Button>
-          </Space>
-        </div>
+        <ListSearchBar form={form} layout="inline" onSearch={search}>
+          <Form.Item label={t('userCommand.keyword')} field="keyword">
+            <Input
+              placeholder={t('userCommand.keyword.placeholder')}
+              allowClear
+              maxLength={64}
+              style={{ width: 280 }}
+            />
+          </Form.Item>
+        </ListSearchBar>
         <Divider />
         <div className={styles.toolbar}>
           <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/device/user-command/create')}>

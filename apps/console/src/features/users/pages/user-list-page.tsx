@@ -15,8 +15,8 @@ import {
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconRefresh, IconSearch } from '@arco-design/web-react/icon';
 import { useState } from 'react';
+import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
@@ -133,50 +133,33 @@ export default function UserListPage() {
   return (
     <PageContainer>
       <Card bordered={false} title={t('users.title')}>
-        <div className={styles.searchRow}>
-          <Form
-            form={form}
-            className={styles.searchForm}
-            labelCol={{ span: 5 }}
-            wrapperCol={{ span: 19 }}
-            labelAlign="left"
-            onSubmit={search}
-          >
-            <Grid.Row gutter={24}>
-              <Grid.Col span={12}>
-                <Form.Item label={t('users.keyword')} field="keyword">
-                  <Input placeholder={t('users.keyword.placeholder')} allowClear maxLength={64} />
-                </Form.Item>
-              </Grid.Col>
-              <Grid.Col span={12}>
-                <Form.Item label={t('users.status')} field="disabled">
-                  <Select
-                    placeholder={t('users.status.all')}
-                    allowClear
-                    options={[
-                      { label: t('users.status.enabled'), value: '0' },
-                      { label: t('users.status.disabled'), value: '1' },
-                    ]}
-                  />
-                </Form.Item>
-              </Grid.Col>
-            </Grid.Row>
-          </Form>
-          <Space size={12} className={styles.searchButtons}>
-            <Button type="primary" icon={<IconSearch />} onClick={search}>
-              {t('common.search')}
-            </Button>
-            <Button
-              icon={<IconRefresh />}
-              onClick={() => {
-                form.resetFields();
-                search();
-              }}
-            >
-              {t('common.reset')}
-            </Button>
-          </Space>
-        </div>
+        <ListSearchBar
+          form={form}
+          labelCol={{ span: 5 }}
+          wrapperCol={{ span: 19 }}
+          labelAlign="left"
+          onSearch={search}
+        >
+          <Grid.Row gutter={24}>
+            <Grid.Col span={12}>
+              <Form.Item label={t('users.keyword')} field="keyword">
+                <Input placeholder={t('users.keyword.placeholder')} allowClear maxLength={64} />
+              </Form.Item>
+            </Grid.Col>
+            <Grid.Col span={12}>
+              <Form.Item label={t('users.status')} field="disabled">
+                <Select
+                  placeholder={t('users.status.all')}
+                  allowClear
+                  options={[
+                    { label: t('users.status.enabled'), value: '0' },
+                    { label: t('users.status.disabled'), value: '1' },
+                  ]}
+                />
+              </Form.Item>
+            </Grid.Col>
+          </Grid.Row>
+        </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <Table<UserListItem>
           rowKey="uid"
