@@ -19,6 +19,7 @@ import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
+import { listPagination } from '../../../lib/list-pagination';
 import { useDeleteTemplate, useTemplateList, type TemplateListParams } from '../api';
 import { fromConfig } from '../config-fields';
 import locale from '../locale';
@@ -123,14 +124,9 @@ export default function ConfigTemplateListPage() {
           loading={isFetching}
           columns={columns}
           data={data?.data ?? []}
-          pagination={{
-            current: params.current,
-            pageSize: params.per_page,
-            total: data?.total ?? 0,
-            showTotal: (total: number) => t('configTemplate.total', { total }),
-            sizeCanChange: true,
-            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
-          }}
+          pagination={listPagination(params, setParams, data?.total, (total) =>
+            t('configTemplate.total', { total }),
+          )}
         />
       </Card>
     </PageContainer>

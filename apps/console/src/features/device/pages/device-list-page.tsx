@@ -29,6 +29,7 @@ import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
+import { listPagination } from '../../../lib/list-pagination';
 import { useDeviceEvents } from '../../../lib/realtime';
 import { useRole } from '../../../lib/user';
 import {
@@ -339,14 +340,8 @@ export default function DeviceListPage() {
             noDataElement={empty}
             scroll={{ x: 'max-content' }}
             pagination={{
-              current: params.current,
-              pageSize: params.per_page,
-              total: data?.total ?? 0,
-              showTotal: (total: number) => t('device.total', { total }),
-              sizeCanChange: true,
+              ...listPagination(params, setParams, data?.total, (total) => t('device.total', { total })),
               sizeOptions: [10, 20, 50, 100],
-              onChange: (current: number, per_page: number) =>
-                setParams((p) => ({ ...p, current, per_page })),
             }}
           />
         )}

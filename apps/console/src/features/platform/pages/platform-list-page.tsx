@@ -23,6 +23,7 @@ import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
+import { listPagination } from '../../../lib/list-pagination';
 import { ApiError } from '../../../lib/request';
 import { useDeletePlatform, usePlatformList, useSavePlatform, type PlatformListParams } from '../api';
 import PlatformFormFields, {
@@ -178,14 +179,9 @@ export default function PlatformListPage() {
           loading={isFetching}
           columns={columns}
           data={data?.data ?? []}
-          pagination={{
-            current: params.current,
-            pageSize: params.per_page,
-            total: data?.total ?? 0,
-            showTotal: (total: number) => t('platform.total', { total }),
-            sizeCanChange: true,
-            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
-          }}
+          pagination={listPagination(params, setParams, data?.total, (total) =>
+            t('platform.total', { total }),
+          )}
         />
       </Card>
       <Modal

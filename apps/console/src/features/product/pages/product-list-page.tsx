@@ -20,6 +20,7 @@ import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
+import { listPagination } from '../../../lib/list-pagination';
 import { useDeleteProduct, useProductList, type ProductListParams } from '../api';
 import { deleteRefusal } from '../delete-refusal';
 import locale from '../locale';
@@ -144,14 +145,9 @@ export default function ProductListPage() {
           loading={isFetching}
           columns={columns}
           data={data?.data ?? []}
-          pagination={{
-            current: params.current,
-            pageSize: params.per_page,
-            total: data?.total ?? 0,
-            showTotal: (total: number) => t('product.total', { total }),
-            sizeCanChange: true,
-            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
-          }}
+          pagination={listPagination(params, setParams, data?.total, (total) =>
+            t('product.total', { total }),
+          )}
         />
       </Card>
     </PageContainer>

@@ -19,6 +19,7 @@ import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
+import { listPagination } from '../../../lib/list-pagination';
 import { useDeleteUserCommand, useUserCommandList, type UserCommandListParams } from '../api';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
@@ -120,14 +121,9 @@ export default function UserCommandListPage() {
           loading={isFetching}
           columns={columns}
           data={data?.data ?? []}
-          pagination={{
-            current: params.current,
-            pageSize: params.per_page,
-            total: data?.total ?? 0,
-            showTotal: (total: number) => t('userCommand.total', { total }),
-            sizeCanChange: true,
-            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
-          }}
+          pagination={listPagination(params, setParams, data?.total, (total) =>
+            t('userCommand.total', { total }),
+          )}
         />
       </Card>
     </PageContainer>

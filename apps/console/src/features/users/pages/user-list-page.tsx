@@ -19,6 +19,7 @@ import { useState } from 'react';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
+import { listPagination } from '../../../lib/list-pagination';
 import { useUserInfo } from '../../../lib/user';
 import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
 import ResetPasswordModal from '../components/reset-password-modal';
@@ -166,14 +167,7 @@ export default function UserListPage() {
           loading={isFetching}
           columns={columns}
           data={data?.data ?? []}
-          pagination={{
-            current: params.current,
-            pageSize: params.per_page,
-            total: data?.total ?? 0,
-            showTotal: (total: number) => t('users.total', { total }),
-            sizeCanChange: true,
-            onChange: (current: number, per_page: number) => setParams((p) => ({ ...p, current, per_page })),
-          }}
+          pagination={listPagination(params, setParams, data?.total, (total) => t('users.total', { total }))}
         />
       </Card>
       <ResetPasswordModal user={resetting} onClose={() => setResetting(null)} />

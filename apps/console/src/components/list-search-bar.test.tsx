@@ -1,0 +1,33 @@
+import { Form, Input } from '@arco-design/web-react';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ListSearchBar } from './list-search-bar';
+
+function Harness({ onSearch }: { onSearch: (keyword: string | undefined) => void }) {
+  const [form] = Form.useForm<{ keyword?: string }>();
+  return (
+    <ListSearchBar form={form} layout="inline" onSearch={() => onSearch(form.getFieldValue('keyword'))}>
+      <Form.Item label="Keyword" field="keyword">
+        <Input placeholder="keyword" />
+      </Form.Item>
+    </ListSearchBar>
+  );
+}
+
+describe('ListSearchBar', () => {
+  beforeEach(() => localStorage.setItem('arco-locale', 'en-US'));
+
+  it('searches with the typed filter, and Reset clears it before searching again', async () => {
+    const onSearch = vi.fn();
+    render(<Harness onSearch={onSearch} />);
+    await act(async () =>
+      fireEvent.change(screen.getByPlaceholderText('keyword'), { target: { value: 'gw-01' } }),
+    );
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Search' })));
+    expect(onSearch).toHaveBeenLastCalledWith('gw-01');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Reset' })));
+    expect(onSearch).toHaveBeenCalledTimes(2);
+    expect(onSearch).toHaveBeenLastCalledWith(undefined);
+    expect((screen.getByPlaceholderText('keyword') as HTMLInputElement).value).toBe('');
+  });
+});
