@@ -12,6 +12,7 @@ import {
 } from '@cellhub/contract/config-templates';
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import { AppError } from '../../lib/app-error';
+import { countPerId, likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { putDeviceConfig } from '../device-config/device-config.service';
@@ -27,10 +28,7 @@ import {
 /** Devices of one apply are updated this many at a time. */
 const APPLY_CONCURRENCY = 8;
 
-const ownedBy = (actor: Actor): SQL | undefined =>
-  actor.role === 'admin' ? undefined : eq(configTemplates.uid, actor.uid);
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const ownedBy = (actor: Actor): SQL | undefined => ownerFilter(configTemplates.uid, actor);
 
 function toItem(row: ConfigTemplateRow, applies: number): ConfigTemplateItem {
   return {
@@ -55,39 +53,20 @@ async function visibleTemplate(deps: Deps, actor: Actor, id: number): Promise<Co
   return row;
 }
 
-async function applyCounts(deps: Deps, ids: number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await deps.db
-    .select({ id: configTemplateApplies.templateId, n: count() })
-    .from(configTemplateApplies)
-    .where(inArray(configTemplateApplies.templateId, ids))
-    .groupBy(configTemplateApplies.templateId);
-  return new Map(rows.map((r) => [r.id, r.n]));
-}
+const applyCounts = (deps: Deps, ids: number[]) => countPerId(deps, configTemplateApplies.templateId, ids);
 
 export async function listConfigTemplates(
   deps: Deps,
   actor: Actor,
   query: ConfigTemplateListQuery,
 ): Promise<{ items: ConfigTemplateItem[]; total: number }> {
-  const conditions: (SQL | undefined)[] = [ownedBy(actor)];
-  if (query.keyword) conditions.push(ilike(configTemplates.name, `%${escapeLike(query.keyword)}%`));
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    deps.db
-      .select()
-      .from(configTemplates)
-      .where(where)
-      .orderBy(desc(configTemplates.id))
-      .limit(query.per_page)
-      .offset((query.current - 1) * query.per_page),
-    deps.db.select({ n: count() }).from(configTemplates).where(where),
-  ]);
+  const filter = query.keyword ? ilike(configTemplates.name, likeKeyword(query.keyword)) : undefined;
+  const { rows, total } = await ownedPage(deps, configTemplates, actor, query, filter);
   const applies = await applyCounts(
     deps,
     rows.map((r) => r.id),
   );
-  return { items: rows.map((r) => toItem(r, applies.get(r.id) ?? 0)), total: total?.n ?? 0 };
+  return { items: rows.map((r) => toItem(r, applies.get(r.id) ?? 0)), total };
 }
 
 export async function getConfigTemplate(deps: Deps, actor: Actor, id: number): Promise<ConfigTemplateItem> {

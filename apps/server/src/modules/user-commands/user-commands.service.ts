@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
 import {
   checkCommandValue,
   type UserCommandItem,
@@ -12,6 +12,7 @@ import {
 import type { CommandType } from '@cellhub/contract/protocol';
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error';
+import { countPerId, likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { deviceCommands } from '../commands/commands.table';
@@ -26,10 +27,7 @@ import {
 /** Sends of one run go out this many at a time: fast for a few hundred devices, gentle on the pool. */
 const SEND_CONCURRENCY = 8;
 
-const ownedBy = (actor: Actor): SQL | undefined =>
-  actor.role === 'admin' ? undefined : eq(userCommands.uid, actor.uid);
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+const ownedBy = (actor: Actor): SQL | undefined => ownerFilter(userCommands.uid, actor);
 
 function toItem(row: UserCommandRow, runs: number): UserCommandItem {
   return {
@@ -62,42 +60,21 @@ async function visibleCommand(deps: Deps, actor: Actor, id: number): Promise<Use
   return row;
 }
 
-async function runCounts(deps: Deps, ids: number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await deps.db
-    .select({ id: userCommandRuns.userCommandId, n: count() })
-    .from(userCommandRuns)
-    .where(inArray(userCommandRuns.userCommandId, ids))
-    .groupBy(userCommandRuns.userCommandId);
-  return new Map(rows.map((r) => [r.id, r.n]));
-}
+const runCounts = (deps: Deps, ids: number[]) => countPerId(deps, userCommandRuns.userCommandId, ids);
 
 export async function listUserCommands(
   deps: Deps,
   actor: Actor,
   query: UserCommandListQuery,
 ): Promise<{ items: UserCommandItem[]; total: number }> {
-  const conditions: (SQL | undefined)[] = [ownedBy(actor)];
-  if (query.keyword) {
-    const like = `%${escapeLike(query.keyword)}%`;
-    conditions.push(or(ilike(userCommands.name, like), ilike(userCommands.data, like)));
-  }
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    deps.db
-      .select()
-      .from(userCommands)
-      .where(where)
-      .orderBy(desc(userCommands.id))
-      .limit(query.per_page)
-      .offset((query.current - 1) * query.per_page),
-    deps.db.select({ n: count() }).from(userCommands).where(where),
-  ]);
+  const like = query.keyword ? likeKeyword(query.keyword) : undefined;
+  const filter = like ? or(ilike(userCommands.name, like), ilike(userCommands.data, like)) : undefined;
+  const { rows, total } = await ownedPage(deps, userCommands, actor, query, filter);
   const runs = await runCounts(
     deps,
     rows.map((r) => r.id),
   );
-  return { items: rows.map((r) => toItem(r, runs.get(r.id) ?? 0)), total: total?.n ?? 0 };
+  return { items: rows.map((r) => toItem(r, runs.get(r.id) ?? 0)), total };
 }
 
 export async function getUserCommand(deps: Deps, actor: Actor, id: number): Promise<UserCommandItem> {
