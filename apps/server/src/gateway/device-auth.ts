@@ -35,6 +35,9 @@ export function passwordMatches(secret: string, sn: string, password: Buffer, no
   return equal(Buffer.from(secret, 'utf8'), password);
 }
 
+/** How long a device look-up waits for company (see `load`). */
+export const LOAD_WINDOW_MS = 3;
+
 interface Entry {
   data: DeviceAuthData | undefined;
   at: number;
@@ -108,22 +111,22 @@ export class DeviceAuthCache {
   }
 
   /**
-   * Loads of the same event-loop turn share one query (`sn = any(...)`): when thousands of devices connect at once,
-   * the first CONNECT of each would otherwise be a query of its own.
+   * Loads asked for within LOAD_WINDOW_MS share one query (`sn in (...)`): when thousands of devices connect at
+   * once, the first CONNECT of each would otherwise be a query of its own. The CONNACK waits that long at most.
    */
   private load(sn: string): Promise<DeviceAuthData | undefined> {
     return new Promise((resolve, reject) => {
       this.wanted.set(sn, { resolve, reject });
       if (this.batchScheduled) return;
       this.batchScheduled = true;
-      setImmediate(() => {
+      setTimeout(() => {
         this.batchScheduled = false;
         const batch = this.wanted;
         this.wanted = new Map();
         this.loadBatch(batch).catch((err: unknown) => {
           for (const w of batch.values()) w.reject(err);
         });
-      });
+      }, LOAD_WINDOW_MS);
     });
   }
 

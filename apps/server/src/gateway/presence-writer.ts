@@ -3,6 +3,9 @@ import type { Deps } from '../lib/deps';
 import { type ConnectInfo, markOffline, markOnline } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
 
+/** How long a connect or disconnect waits for others before the batch is written. */
+export const PRESENCE_WINDOW_MS = 20;
+
 interface Change {
   device: DeviceRef;
   /** 1 online, 0 offline, -1 only a log row (a disconnect that does not change presence, e.g. takeover). */
@@ -44,11 +47,12 @@ export class PresenceWriter {
       this.queue.push({ ...change, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        // Everything that arrives while the event loop handles the current input goes into one batch.
-        setImmediate(() => {
+        // Nobody waits for these rows (the CONNACK went out already): collect for a moment, so a connect storm
+        // becomes a few large statements instead of one per device.
+        setTimeout(() => {
           this.scheduled = false;
           void this.drain();
-        });
+        }, PRESENCE_WINDOW_MS);
       }
     });
   }
