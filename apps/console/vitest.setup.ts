@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { cleanup } from '@testing-library/react';
 import { ensureLocale } from './src/lib/i18n';
 
@@ -8,6 +8,10 @@ afterEach(() => {
   localStorage.clear();
   sessionStorage.clear();
 });
+
+// Arco components leave short animation timers (trigger popups, date pickers) running after unmount; let them
+// fire while jsdom still exists, instead of after the environment is torn down ("window is not defined").
+afterAll(() => new Promise((resolve) => setTimeout(resolve, 400)));
 
 // jsdom lacks matchMedia; Arco's Grid and responsive hooks call it on mount.
 if (!window.matchMedia) {
