@@ -48,4 +48,18 @@ describe('workplace charts', () => {
     const option = donutOption({ items: [{ name: 'a', value: 0 }], empty: 'No data' }, theme);
     expect(JSON.stringify(option.graphic)).toContain('No data');
   });
+
+  it('draws whole numbers on both count axes', () => {
+    const option = trendOption(
+      {
+        days: lastDays(2),
+        online: [0, 1],
+        messages: [0, 1],
+        labels: { online: 'Online', messages: 'Messages', empty: 'No data' },
+      },
+      theme,
+    );
+    const axes = option.yAxis as { minInterval?: number }[];
+    expect(axes.map((a) => a.minInterval)).toEqual([1, 1]);
+  });
 });

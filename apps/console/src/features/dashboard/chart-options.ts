@@ -44,9 +44,16 @@ export function trendOption({ days, online, messages, labels }: TrendInput, them
       axisTick: { show: false },
     },
     yAxis: [
-      { type: 'value', min: 0, max: empty ? 100 : undefined, axisLabel, splitLine },
+      // Devices and messages are counts: no 0.2-device ticks.
+      { type: 'value', min: 0, minInterval: 1, max: empty ? 100 : undefined, axisLabel, splitLine },
       // With nothing to show, one scale is enough to draw the grid.
-      { type: 'value', min: 0, axisLabel: { ...axisLabel, show: !empty }, splitLine: { show: false } },
+      {
+        type: 'value',
+        min: 0,
+        minInterval: 1,
+        axisLabel: { ...axisLabel, show: !empty },
+        splitLine: { show: false },
+      },
     ],
     series: [
       {
