@@ -5,6 +5,8 @@ import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downTopic } from '@cellhub/contract/protocol';
 import { buildTestApp, type TestApp } from '../test/app';
+import type { DeviceAuthData } from './device-auth';
+import { PRESENCE_WINDOW_MS, PresenceWriter } from './presence-writer';
 import {
   connectDevice,
   createDevices,
@@ -346,6 +348,32 @@ describe('batched device lookups and presence writes', () => {
     // Cached now: no query at all.
     await Promise.all(fleet.map((d) => auth.get(d.sn)));
     expect(auth.stats.queries - before.queries).toBe(1);
+  });
+
+  it('keep writing presence changes after one arrived while a batch was being written', async () => {
+    const fleet = await createDevices(t, owner.token, ['Q-1', 'Q-2', 'Q-3']);
+    const [r1, r2, r3] = (await Promise.all(
+      fleet.map((d) => t.app.gateway.auth.get(d.sn)),
+    )) as DeviceAuthData[];
+    const presence = new PresenceWriter(t.app.deps);
+    const inner = presence as unknown as { write(batch: unknown[]): Promise<void> };
+    const write = inner.write.bind(presence);
+    let second: Promise<boolean> | undefined;
+    inner.write = async (batch) => {
+      // The second change arrives while the first batch is being written: the running loop takes it, and its own
+      // timer later finds the queue empty.
+      second ??= presence.online(r2!, { ip: '', protocol: 'mqtt/4' });
+      await write(batch);
+    };
+    await presence.online(r1!, { ip: '', protocol: 'mqtt/4' });
+    await second;
+    await new Promise((r) => setTimeout(r, PRESENCE_WINDOW_MS * 3));
+    const third = presence.online(r3!, { ip: '', protocol: 'mqtt/4' });
+    const result = await Promise.race([
+      third.then(() => 'written'),
+      new Promise((r) => setTimeout(() => r('stuck'), 2000)),
+    ]);
+    expect(result).toBe('written');
   });
 
   it('write the presence changes of one turn with one statement, with the same effect as one by one', async () => {

@@ -59,18 +59,19 @@ export class PresenceWriter {
 
   /** Writes what is queued; one batch at a time, changes arriving meanwhile form the next one. */
   drain(): Promise<void> {
-    this.running ??= (async () => {
-      try {
-        while (this.queue.length > 0) {
-          const batch = this.queue;
-          this.queue = [];
-          await this.write(batch);
-        }
-      } finally {
-        this.running = undefined;
-      }
-    })();
+    // Reset asynchronously: an empty queue must not leave a settled promise behind as "running".
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+    });
     return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      await this.write(batch);
+    }
   }
 
   private async write(batch: Change[]): Promise<void> {

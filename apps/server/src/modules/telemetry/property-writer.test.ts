@@ -29,7 +29,12 @@ async function dailyStats(): Promise<Map<number, number>> {
 
 describe('property writer', () => {
   it('stores history and latest values, and counts messages per device and day', async () => {
-    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 1000, maxDelayMs: 5, maxQueueRows: 10_000 });
+    const w = new PropertyWriter(t.app.deps.db, {
+      maxBatchRows: 1000,
+      maxDelayMs: 5,
+      maxQueueRows: 10_000,
+      countsEveryMs: 5000,
+    });
     const [a, b, c] = ids as [number, number, number];
     const ts = Date.now();
     const writes = [
@@ -59,8 +64,33 @@ describe('property writer', () => {
     await w.close();
   });
 
+  it('sends the daily counts along at most every countsEveryMs, each message counted once', async () => {
+    const [a] = ids as [number];
+    const before = (await dailyStats()).get(a) ?? 0;
+    const w = new PropertyWriter(t.app.deps.db, {
+      maxBatchRows: 1000,
+      maxDelayMs: 1,
+      maxQueueRows: 10_000,
+      countsEveryMs: 60_000,
+    });
+    for (let i = 0; i < 5; i++) await w.write(a, [{ ts: Date.now(), params: { c: i } }]);
+    // Rows are stored batch by batch; the counts wait for the window (or an explicit flush).
+    expect(w.stats.batches).toBe(5);
+    expect((await dailyStats()).get(a) ?? 0).toBe(before);
+    await w.flush();
+    expect((await dailyStats()).get(a)).toBe(before + 5);
+    await w.flush();
+    await w.close();
+    expect((await dailyStats()).get(a)).toBe(before + 5);
+  });
+
   it('keeps device timestamps to the millisecond and every value type, and the newest value as latest', async () => {
-    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 1000, maxDelayMs: 5, maxQueueRows: 10_000 });
+    const w = new PropertyWriter(t.app.deps.db, {
+      maxBatchRows: 1000,
+      maxDelayMs: 5,
+      maxQueueRows: 10_000,
+      countsEveryMs: 5000,
+    });
     const b = ids[1]!;
     const stamps = [946_684_800_000, 1_732_245_678_123, 4_102_444_799_999, 1_700_000_000_001];
     // Out of order in one message: the latest value must be the one with the newest ts, not the last one.
@@ -93,7 +123,12 @@ describe('property writer', () => {
 
   it('pushes back when the queue is full instead of dropping or growing', async () => {
     const c = ids[2]!;
-    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 100, maxDelayMs: 10_000, maxQueueRows: 6 });
+    const w = new PropertyWriter(t.app.deps.db, {
+      maxBatchRows: 100,
+      maxDelayMs: 10_000,
+      maxQueueRows: 6,
+      countsEveryMs: 5000,
+    });
     const three = (n: number) => [{ ts: Date.now(), params: { a: n, b: n, c: n } }];
     const first = w.tryAdd(c, three(1));
     const second = w.tryAdd(c, three(2));
@@ -114,7 +149,12 @@ describe('property writer', () => {
 
   it('starts a new batch at maxBatchRows without splitting a message', async () => {
     const c = ids[2]!;
-    const w = new PropertyWriter(t.app.deps.db, { maxBatchRows: 4, maxDelayMs: 10_000, maxQueueRows: 100 });
+    const w = new PropertyWriter(t.app.deps.db, {
+      maxBatchRows: 4,
+      maxDelayMs: 10_000,
+      maxQueueRows: 100,
+      countsEveryMs: 5000,
+    });
     const three = (n: number) => [{ ts: Date.now(), params: { a: n, b: n, c: n } }];
     await Promise.all([w.write(c, three(1)), w.write(c, three(2)), w.write(c, three(3))]);
     await w.close();

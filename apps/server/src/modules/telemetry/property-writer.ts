@@ -18,12 +18,19 @@ export interface PropertyWriterOptions {
   maxDelayMs: number;
   /** Rows queued at most; beyond it callers wait (backpressure) instead of dropping. */
   maxQueueRows: number;
+  /**
+   * Daily message counts ride along with a batch at most this often (and on `flush()`), summed over the batches
+   * in between: one count row per device and batch would cost up to a fifth of the writer's work when every
+   * message in a batch comes from another device.
+   */
+  countsEveryMs: number;
 }
 
 export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
   maxBatchRows: 8000,
   maxDelayMs: 10,
   maxQueueRows: 50_000,
+  countsEveryMs: 5000,
 };
 
 interface DeviceSlot {
@@ -144,10 +151,12 @@ export function countValues(items: readonly PropertyItem[]): number {
 }
 
 /**
- * Batches property rows into one statement per flush: the history rows, the upsert of the latest values and the
- * daily message counts, as data-modifying CTEs of a single INSERT, so a batch is atomic without BEGIN/COMMIT round
- * trips. A message's promise resolves only after its batch committed, so a caller that acknowledges on resolution
- * acknowledges stored data. One flush runs at a time; rows arriving meanwhile form the next batch.
+ * Batches property rows into one statement per flush: the history rows, the upsert of the latest values and (every
+ * `countsEveryMs`) the daily message counts of the batches committed since, as data-modifying CTEs of a single
+ * INSERT, so a batch is atomic without BEGIN/COMMIT round trips. A message's promise resolves only after its batch
+ * committed, so a caller that acknowledges on resolution acknowledges stored data. Counts are statistics: a crash
+ * loses at most `countsEveryMs` of them, never a stored row. One flush runs at a time; rows arriving meanwhile form
+ * the next batch.
  */
 export class PropertyWriter {
   /** Sealed batches waiting for their turn, oldest first. */
@@ -155,9 +164,14 @@ export class PropertyWriter {
   private open: Batch | undefined;
   private queuedRows = 0;
   private flushing = false;
+  private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private waitingForRoom: (() => void)[] = [];
   private closed = false;
+  /** Messages per device of committed batches (and connects, as 0) not yet in `device_daily_stats`. */
+  private counts = new Map<number, number>();
+  private countsAt = Date.now();
+  private countsTimer: NodeJS.Timeout | undefined;
   /** Totals for metrics and benchmarks. */
   readonly stats = { rows: 0, messages: 0, batches: 0, failures: 0 };
 
@@ -208,9 +222,19 @@ export class PropertyWriter {
    */
   markActive(deviceId: number): void {
     if (this.closed) return;
-    if (!this.open) this.open = new Batch();
-    this.open.slot(deviceId);
-    this.schedule();
+    this.counts.set(deviceId, this.counts.get(deviceId) ?? 0);
+    this.scheduleCounts();
+  }
+
+  /** Counts waiting without rows to carry them still go out within `countsEveryMs`. */
+  private scheduleCounts(): void {
+    if (this.countsTimer || this.counts.size === 0) return;
+    const wait = Math.max(0, this.countsAt + this.options.countsEveryMs - Date.now());
+    this.countsTimer = setTimeout(() => {
+      this.countsTimer = undefined;
+      void this.flush(true).then(() => this.scheduleCounts());
+    }, wait);
+    this.countsTimer.unref();
   }
 
   /** Rows waiting for a flush. */
@@ -221,9 +245,9 @@ export class PropertyWriter {
   private schedule(): void {
     if (this.flushing) return;
     if (this.sealed.length > 0 || (this.open && this.open.rows >= this.options.maxBatchRows)) {
-      void this.flush();
+      void this.flush(false);
     } else if (!this.timer) {
-      const flush = () => void this.flush();
+      const flush = () => void this.flush(false);
       this.timer =
         this.options.maxDelayMs > 0 ? setTimeout(flush, this.options.maxDelayMs) : setImmediate(flush);
     }
@@ -237,22 +261,48 @@ export class PropertyWriter {
     return open;
   }
 
-  /** Writes everything queued so far. */
-  async flush(): Promise<void> {
+  /** Writes everything queued so far, the pending daily counts included (unless `countsDue` is false). */
+  async flush(countsDue = true): Promise<void> {
     if (this.timer) {
       if ('hasRef' in this.timer && 'refresh' in this.timer) clearTimeout(this.timer);
       else clearImmediate(this.timer);
       this.timer = undefined;
     }
-    if (this.flushing) return;
+    if (this.flushing) {
+      // Explicit flushes (tests, shutdown) wait for the running one, then write what is left.
+      if (countsDue) {
+        await this.running;
+        return this.flush(true);
+      }
+      return;
+    }
     this.flushing = true;
+    let resolveRun!: () => void;
+    this.running = new Promise<void>((r) => (resolveRun = r));
     try {
-      for (let batch = this.next(); batch; batch = this.next()) {
+      let batch = this.next();
+      // Counts alone (connects, or the window elapsed with no rows) travel in an empty batch.
+      if (!batch && countsDue && this.counts.size > 0) batch = new Batch();
+      for (; batch; batch = this.next()) {
         this.queuedRows -= batch.rows;
         for (const wake of this.waitingForRoom.splice(0)) wake();
+        const withCounts = countsDue || Date.now() - this.countsAt >= this.options.countsEveryMs;
+        // This batch's own messages count only once it committed, so they join the pending counts either in this
+        // statement or after it succeeded.
+        const carried = new Map(this.counts);
+        const counts = new Map(carried);
+        for (const [id, slot] of batch.devices) counts.set(id, (counts.get(id) ?? 0) + slot.messages);
         try {
-          await this.insert(batch);
-          this.stats.batches++;
+          await this.insert(batch, withCounts ? counts : undefined);
+          if (withCounts) {
+            // Devices marked active while the statement ran (not carried) stay for the next round.
+            for (const id of carried.keys()) this.counts.delete(id);
+            this.countsAt = Date.now();
+          } else {
+            for (const [id, slot] of batch.devices)
+              this.counts.set(id, (this.counts.get(id) ?? 0) + slot.messages);
+          }
+          if (batch.rows > 0) this.stats.batches++;
           this.stats.rows += batch.rows;
           this.stats.messages += batch.messages;
           batch.resolve();
@@ -263,26 +313,25 @@ export class PropertyWriter {
       }
     } finally {
       this.flushing = false;
+      resolveRun();
     }
+    this.scheduleCounts();
   }
 
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    clearTimeout(this.countsTimer);
     for (const wake of this.waitingForRoom.splice(0)) wake();
   }
 
-  private async insert(b: Batch): Promise<void> {
+  private async insert(b: Batch, counts: Map<number, number> | undefined): Promise<void> {
     // The latest values are few (devices x keys) and picked here, so the statement reads the history rows once.
     const l = { ids: [] as number[], keys: [] as string[], tss: [] as number[] };
     const lNums: (number | null)[] = [];
     const lTxts: (string | null)[] = [];
     const lBools: (boolean | null)[] = [];
-    const sIds: number[] = [];
-    const sCounts: number[] = [];
     for (const [id, slot] of b.devices) {
-      sIds.push(id);
-      sCounts.push(slot.messages);
       for (const [key, i] of slot.latest) {
         l.ids.push(id);
         l.keys.push(key);
@@ -292,6 +341,8 @@ export class PropertyWriter {
         lBools.push(b.bools[i]!);
       }
     }
+    const sIds = counts ? [...counts.keys()] : [];
+    const sCounts = counts ? [...counts.values()] : [];
     // unnest() keeps the statement at a fixed number of parameters whatever the batch size (no 65535 ceiling);
     // timestamps travel as Unix ms, which to_timestamp turns back into the exact millisecond.
     await this.db.execute(sql`
