@@ -86,6 +86,29 @@ describe('/api/ws sign-in', () => {
     expect((await s.next('error')).message).toBe('session ended');
   });
 
+  it('closes the sockets of a user at once on password change and when an admin disables the account', async () => {
+    const c = await t.createUser();
+    const s = track(await signedInSocket(url, c.token));
+    const started = Date.now();
+    const changed = await t.inject({
+      method: 'PUT',
+      url: '/api/user/password',
+      token: c.token,
+      payload: { old_password: 'User1234', new_password: 'Newpass123', confirm_password: 'Newpass123' },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect((await s.closed).code).toBe(WS_CLOSE.revoked);
+    expect(Date.now() - started).toBeLessThan(2000);
+
+    const again = await t.login(c.username, 'Newpass123');
+    const s2 = track(await signedInSocket(url, again.token));
+    const admin = await t.adminToken();
+    const disabled = await t.inject({ method: 'PUT', url: `/api/users/${c.uid}/disable`, token: admin });
+    expect(disabled.statusCode, disabled.body).toBe(200);
+    expect((await s2.closed).code).toBe(WS_CLOSE.revoked);
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
   it('closes every socket of a user whose sessions all ended (password change, disable), and no other', async () => {
     const c = await t.createUser();
     const s1 = track(await signedInSocket(url, c.token));

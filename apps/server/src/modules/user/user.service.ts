@@ -87,6 +87,8 @@ export async function changePassword(deps: Deps, actor: Actor, body: PasswordCha
       ip: actor.ip,
     });
   });
+  // Open /api/ws sockets of this user close now, on every instance.
+  deps.events.sessionsEnded({ uid: user.id });
 }
 
 export async function changePhone(deps: Deps, actor: Actor, body: PhoneChangeBody): Promise<void> {

@@ -126,6 +126,8 @@ export async function setUserDisabled(
       detail: { username: user.username },
     });
   });
+  // Open /api/ws sockets of a disabled account close now, on every instance.
+  if (disabled) deps.events.sessionsEnded({ uid: id });
 }
 
 /** An admin opens an account; the name and number must be free, as for registration. */
@@ -187,6 +189,7 @@ export async function resetUserPassword(
       detail: { username: user.username },
     });
   });
+  deps.events.sessionsEnded({ uid: id });
 }
 
 /**
