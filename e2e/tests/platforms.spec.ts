@@ -51,6 +51,9 @@ test('admin creates an aliyun platform (secret masked), binds a product, and a d
   await page.getByLabel('阿里云 ProductKey').fill('a1E2eTest01');
   await page.getByRole('button', { name: '保存' }).click();
   await page.waitForURL(/\/product\/detail\/pk[0-9a-f]{16}$/);
+  // The detail page loads lazily: until it renders, the create form (and its open select) may still be shown.
+  await expect(page.getByRole('tab', { name: '概览' })).toBeVisible();
+  await expect(page.locator('form #nodetype_input, form #iot_platform_id_input')).toHaveCount(0);
   const productKey = page.url().split('/').pop()!;
   await expect(page.getByText(platformName, { exact: true })).toBeVisible();
 

@@ -23,6 +23,9 @@ test('a user creates a product, adds and edits properties, edits the product, fi
   await page.getByRole('button', { name: '保存' }).click();
   await expect(toast(page, '创建成功')).toBeVisible();
   await page.waitForURL(/\/product\/detail\/pk[0-9a-f]{16}$/);
+  // The detail page loads lazily: until it renders, the create form (and its open select) may still be shown.
+  await expect(page.getByRole('tab', { name: '概览' })).toBeVisible();
+  await expect(page.locator('form #nodetype_input, form #iot_platform_id_input')).toHaveCount(0);
   const productKey = page.url().split('/').pop()!;
   await expect(page.getByText('网关设备')).toBeVisible();
 
