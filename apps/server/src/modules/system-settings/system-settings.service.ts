@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import type { SecretBox } from '../../lib/crypto';
 import { systemSettings } from './system-settings.table';
@@ -37,3 +37,16 @@ export const SETTING_KEYS = {
   wechatSecret: 'wechat.secret',
   initialAdmin: 'bootstrap.initial_admin',
 } as const;
+
+/** Several settings in one query; secret ones decrypted. Missing keys are absent from the map. */
+export async function getSettings(
+  db: DbOrTx,
+  box: SecretBox,
+  keys: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await db
+    .select()
+    .from(systemSettings)
+    .where(inArray(systemSettings.key, [...keys]));
+  return new Map(rows.map((row) => [row.key, row.secret ? box.decrypt(row.value, row.key) : row.value]));
+}
