@@ -1,0 +1,5 @@
+import FirmwareForm from '../components/firmware-form';
+
+export default function FirmwareCreatePage() {
+  return <FirmwareForm />;
+}
