@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { OtaEngine, type OtaEngineOptions } from './ota-engine';
+import { setOtaSignals } from './ota-signals';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OTA rollout engine of this instance (dispatcher, device reports, live task events). */
+    ota: OtaEngine;
+  }
+}
+
+/**
+ * Starts the OTA engine once the app is ready and hands it the gateway's `P/up/ota` reports. Registered after
+ * the gateway and before the routes; closes before the gateway and the database (plugins close in reverse).
+ */
+export const otaPlugin = fp(
+  async (app: FastifyInstance, opts: Partial<OtaEngineOptions>) => {
+    const engine = new OtaEngine(app.deps, opts);
+    setOtaSignals(app.deps, {
+      wake: () => engine.wake(),
+      taskChanged: (id, deleted) => engine.taskChanged(id, deleted),
+      countDownload: (rowId) => engine.countDownload(rowId),
+    });
+    app.gateway.otaReports = (device, msg) => engine.report(device, msg);
+    app.decorate('ota', engine);
+    app.addHook('onReady', async () => engine.start());
+    app.addHook('onClose', async () => {
+      app.gateway.otaReports = undefined;
+      setOtaSignals(app.deps, undefined);
+      await engine.close();
+    });
+  },
+  { name: 'ota', dependencies: ['gateway'] },
+);
