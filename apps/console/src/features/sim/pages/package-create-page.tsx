@@ -1,0 +1,5 @@
+import PackageForm from '../components/package-form';
+
+export default function PackageCreatePage() {
+  return <PackageForm />;
+}

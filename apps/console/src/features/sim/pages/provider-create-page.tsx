@@ -1,0 +1,5 @@
+import ProviderForm from '../components/provider-form';
+
+export default function ProviderCreatePage() {
+  return <ProviderForm />;
+}
