@@ -1,0 +1,195 @@
+import type {
+  IConnackPacket,
+  IConnectPacket,
+  IPublishPacket,
+  ISubackPacket,
+  ISubscribePacket,
+  IUnsubackPacket,
+  Packet,
+} from 'mqtt-packet';
+
+/**
+ * Pure conversions between the MQTT 5.0 packets of a device and the 3.1.1 packets Aedes 1.2 understands. Whatever
+ * 3.1.1 cannot carry (properties, subscription options, reason codes from the device) is dropped on the way in;
+ * what 5.0 requires and 3.1.1 lacks (reason codes, per-topic UNSUBACK codes) is filled in on the way out.
+ */
+
+/** MQTT 5.0 reason codes used by the front. */
+export const REASON = {
+  success: 0x00,
+  disconnectWithWill: 0x04,
+  unspecifiedError: 0x80,
+  malformedPacket: 0x81,
+  protocolError: 0x82,
+  unsupportedProtocolVersion: 0x84,
+  clientIdentifierNotValid: 0x85,
+  badUserNameOrPassword: 0x86,
+  notAuthorized: 0x87,
+  serverUnavailable: 0x88,
+  badAuthenticationMethod: 0x8c,
+  keepAliveTimeout: 0x8d,
+  sessionTakenOver: 0x8e,
+  serverShuttingDown: 0x8b,
+  topicAliasInvalid: 0x94,
+} as const;
+
+/** 3.1.1 CONNACK return codes (index) to 5.0 reason codes. Aedes' own code 6 (keep-alive limit) has no 5.0 twin. */
+const CONNACK_REASON: readonly number[] = [
+  REASON.success,
+  REASON.unsupportedProtocolVersion,
+  REASON.clientIdentifierNotValid,
+  REASON.serverUnavailable,
+  REASON.badUserNameOrPassword,
+  REASON.notAuthorized,
+];
+
+/** Topic aliases a device may define (CONNACK Topic Alias Maximum): one per up kind and some to spare. */
+export const TOPIC_ALIAS_MAXIMUM = 32;
+
+/** Properties of every successful CONNACK: what this server does and does not offer a 5.0 client. */
+export const CONNACK_PROPERTIES: NonNullable<IConnackPacket['properties']> = {
+  topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
+  subscriptionIdentifiersAvailable: false,
+  sharedSubscriptionAvailable: false,
+};
+
+export function connackReason(returnCode: number | undefined): number {
+  return CONNACK_REASON[returnCode ?? 0] ?? REASON.unspecifiedError;
+}
+
+/**
+ * 5.0 CONNECT -> 3.1.1. A 3.1.1 clean session is dropped at both ends of the connection; a 5.0 session is dropped at
+ * the start when Clean Start is set and at the end when its Session Expiry Interval is 0 (the default). Only a
+ * session kept at both ends (Clean Start 0, expiry > 0) is a persistent 3.1.1 session; Clean Start 1 with an
+ * expiry maps to a clean session, since a fresh start matters more than keeping what follows.
+ */
+export function connectToV4(p: IConnectPacket): IConnectPacket {
+  const expiry = p.properties?.sessionExpiryInterval ?? 0;
+  const out: IConnectPacket = {
+    cmd: 'connect',
+    protocolId: 'MQTT',
+    protocolVersion: 4,
+    clean: p.clean !== false || expiry === 0,
+    keepalive: p.keepalive ?? 0,
+    clientId: p.clientId,
+  };
+  if (p.username !== undefined) out.username = p.username;
+  if (p.password !== undefined) out.password = p.password;
+  // Will properties (delay, expiry, content type ...) are dropped: the will goes out at once, as in 3.1.1.
+  if (p.will)
+    out.will = {
+      topic: p.will.topic,
+      payload: p.will.payload,
+      qos: p.will.qos ?? 0,
+      retain: !!p.will.retain,
+    };
+  return out;
+}
+
+/**
+ * `receiveMaximum`: the QoS 1 and 2 messages the device may have in flight towards the server. Aedes closes a
+ * connection with more than its `maxInflightInbound` QoS 2 messages awaiting PUBREL; a 5.0 client told this
+ * number stays below it.
+ */
+export function connackToV5(p: IConnackPacket, receiveMaximum?: number): IConnackPacket {
+  const reasonCode = connackReason(p.returnCode);
+  const out: IConnackPacket = {
+    cmd: 'connack',
+    sessionPresent: reasonCode === 0 && p.sessionPresent,
+    reasonCode,
+  };
+  if (reasonCode === 0) {
+    out.properties =
+      receiveMaximum && receiveMaximum < 65_535
+        ? { ...CONNACK_PROPERTIES, receiveMaximum }
+        : CONNACK_PROPERTIES;
+  }
+  return out;
+}
+
+/** The topic aliases one device connection defined (client to server direction only). */
+export class TopicAliases {
+  private readonly topics = new Map<number, string>();
+
+  /**
+   * The topic of a PUBLISH, registering or resolving its alias. A number is the reason code to disconnect with:
+   * an alias out of range or one never defined, or neither topic nor alias.
+   */
+  resolve(p: IPublishPacket): string | number {
+    const alias = p.properties?.topicAlias;
+    const topic = typeof p.topic === 'string' ? p.topic : String(p.topic);
+    if (alias === undefined) return topic.length > 0 ? topic : REASON.protocolError;
+    if (!Number.isInteger(alias) || alias < 1 || alias > TOPIC_ALIAS_MAXIMUM) return REASON.topicAliasInvalid;
+    if (topic.length > 0) {
+      this.topics.set(alias, topic);
+      return topic;
+    }
+    return this.topics.get(alias) ?? REASON.topicAliasInvalid;
+  }
+}
+
+/** Payload format, content type, user properties, response topic and correlation data do not reach Aedes. */
+export function publishToV4(p: IPublishPacket, topic: string): IPublishPacket {
+  const out: IPublishPacket = {
+    cmd: 'publish',
+    topic,
+    payload: p.payload,
+    qos: p.qos,
+    retain: p.retain,
+    dup: p.dup,
+  };
+  if (p.qos > 0) out.messageId = p.messageId;
+  return out;
+}
+
+export function publishToV5(p: IPublishPacket): IPublishPacket {
+  const out: IPublishPacket = {
+    cmd: 'publish',
+    topic: p.topic,
+    payload: p.payload,
+    qos: p.qos,
+    retain: p.retain,
+    dup: p.dup,
+  };
+  if (p.qos > 0) out.messageId = p.messageId;
+  return out;
+}
+
+type Ack = 'puback' | 'pubrec' | 'pubrel' | 'pubcomp';
+
+/** A device's acknowledgement: its reason code (e.g. "no matching subscribers") means nothing to 3.1.1. */
+export function ackToV4(cmd: Ack, messageId: number | undefined): Packet {
+  return { cmd, messageId } as Packet;
+}
+
+/** Aedes acknowledged, so the 5.0 acknowledgement says success. */
+export function ackToV5(cmd: Ack, messageId: number | undefined): Packet {
+  return { cmd, messageId, reasonCode: REASON.success } as Packet;
+}
+
+/** No Local, Retain As Published, Retain Handling and the subscription identifier are dropped; QoS is kept. */
+export function subscribeToV4(p: ISubscribePacket): ISubscribePacket {
+  return {
+    cmd: 'subscribe',
+    messageId: p.messageId,
+    subscriptions: p.subscriptions.map((s) => ({ topic: s.topic, qos: s.qos })),
+  };
+}
+
+/** 3.1.1 failure 128 -> 0x87 "not authorized" (the only reason the gateway refuses a filter); granted QoS stays. */
+export function subackToV5(p: ISubackPacket): ISubackPacket {
+  return {
+    cmd: 'suback',
+    messageId: p.messageId,
+    granted: (p.granted as number[]).map((g) => (g === 0x80 ? REASON.notAuthorized : g)),
+  };
+}
+
+/** 3.1.1 UNSUBACK has no payload; 5.0 needs one reason code per topic filter of the UNSUBSCRIBE. */
+export function unsubackToV5(messageId: number | undefined, filters: number): IUnsubackPacket {
+  return {
+    cmd: 'unsuback',
+    messageId,
+    granted: new Array<number>(Math.max(filters, 1)).fill(REASON.success),
+  };
+}
