@@ -1,0 +1,1 @@
+CREATE INDEX "devices_iccid_idx" ON "devices" USING btree ("iccid") WHERE "devices"."iccid" <> '';
