@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
 import { E2E } from './env';
 
@@ -152,4 +153,32 @@ export async function openSettings(page: Page): Promise<Locator> {
 /** The toast text of Arco's Message (top of the page). */
 export function toast(page: Page, text: string | RegExp): Locator {
   return page.locator('.arco-message').filter({ hasText: text });
+}
+
+/**
+ * Runs `fn` while no other test worker runs one with the same name: for server-wide state two specs both change,
+ * such as the email settings of /system/setting (each spec points them at its own SMTP server). The lock is a
+ * directory in the run's DATA_DIR (mkdir is atomic; the server start wipes it); one older than `staleMs` is taken
+ * to be left over by a killed worker.
+ */
+export async function exclusive<T>(name: string, fn: () => Promise<T>, staleMs = 180_000): Promise<T> {
+  const dir = join(E2E.dataDir, `e2e-lock-${name}`);
+  for (;;) {
+    try {
+      mkdirSync(dir);
+      break;
+    } catch {
+      try {
+        if (Date.now() - statSync(dir).mtimeMs > staleMs) rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // Released between the two calls.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

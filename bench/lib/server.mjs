@@ -41,8 +41,9 @@ export function ensureServerBuilt(force = false) {
 
 /** Starts the built server with the bench's environment; resolves once /api/health answers. */
 export async function startServer(env = {}) {
-  const port = await freePort();
-  const mqttPort = env.MQTT_URL ? undefined : await freePort();
+  // A bench may pin its ports (PORT, MQTT_PORT in `env`), e.g. to stay in a range or to build PUBLIC_URL.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const mqttPort = env.MQTT_URL ? undefined : env.MQTT_PORT ? Number(env.MQTT_PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'cellhub-bench-'));
   const logPath = join(dataDir, 'server.log');
   const log = createWriteStream(logPath);

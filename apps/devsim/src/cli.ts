@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { CellhubApi, ensureFleet } from './api-client';
 import type { DeviceIdentity } from './device';
 import { Fleet } from './fleet';
+import { newOtaStats, otaHandler } from './ota';
 import { PROPERTY_KEYS, type PropertyKey } from './telemetry';
 
 const HELP = `devsim: a fleet of virtual DTUs speaking the Cellhub MQTT protocol
@@ -24,7 +25,8 @@ Connection:
   --url URL              broker: mqtt://host:1883 or ws://host:8080/mqtt
                          (default: the --api host on port 1883, else mqtt://127.0.0.1:1883)
   --hmac                 sign in with hmac:<ms>:<sig> instead of the plain secret
-  --mqtt5                MQTT 5 instead of 3.1.1
+  --mqtt-version V       MQTT protocol: 4 (3.1.1, default) or 5
+  --mqtt5                same as --mqtt-version 5
   --keepalive S          keep-alive seconds (default 60)
   --connect-rate N       new connections per second, fleet-wide (default 100; 0 = no limit)
 
@@ -39,6 +41,15 @@ Behaviour:
   --bad-ratio R          share of reports replaced by invalid JSON, schema violations or wrong topics (default 0)
   --cmd-delay MS         wait before answering a command (default 0)
   --seed N               seed for who flaps and when (default 1)
+
+Firmware upgrades (P/down/ota; every ratio is drawn per upgrade, so a retry may go right):
+  --fw-version V         firmware version reported on P/up/info until an upgrade (default 1.0.0)
+  --ota-refuse R         share of upgrades refused (status 6) (default 0)
+  --ota-fail-download R  share of downloads that arrive corrupted: checksum fails, status 2 (default 0)
+  --ota-fail-update R    share of updates that fail after a good download, status 3 (default 0)
+  --ota-interrupt R      share of downloads that break midway and are resumed with Range (default 0)
+  --ota-update-ms MS     time to flash and reboot before reporting success (default 200)
+  --ota-progress STEP    report download progress every STEP percent (default 0 = only statuses)
 
 Output:
   --status-every S       status line interval (default 5)
@@ -59,6 +70,7 @@ const { values } = parseArgs({
     url: { type: 'string' },
     hmac: { type: 'boolean', default: false },
     mqtt5: { type: 'boolean', default: false },
+    'mqtt-version': { type: 'string' },
     keepalive: { type: 'string', default: '60' },
     'connect-rate': { type: 'string', default: '100' },
     rate: { type: 'string', default: '1' },
@@ -71,6 +83,13 @@ const { values } = parseArgs({
     'bad-ratio': { type: 'string', default: '0' },
     'cmd-delay': { type: 'string', default: '0' },
     seed: { type: 'string', default: '1' },
+    'fw-version': { type: 'string', default: '1.0.0' },
+    'ota-refuse': { type: 'string', default: '0' },
+    'ota-fail-download': { type: 'string', default: '0' },
+    'ota-fail-update': { type: 'string', default: '0' },
+    'ota-interrupt': { type: 'string', default: '0' },
+    'ota-update-ms': { type: 'string', default: '200' },
+    'ota-progress': { type: 'string', default: '0' },
     'status-every': { type: 'string', default: '5' },
     duration: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -121,11 +140,31 @@ async function loadIdentities(): Promise<DeviceIdentity[]> {
   return api.identities(sns);
 }
 
+function mqttVersion(): 4 | 5 {
+  const v = values['mqtt-version'];
+  if (v === undefined) return values.mqtt5 ? 5 : 4;
+  const version = v === '5' || v === '5.0' ? 5 : v === '4' || v === '3.1.1' ? 4 : undefined;
+  if (version === undefined) fail(`--mqtt-version must be 4 (3.1.1) or 5, got ${v}`);
+  if (values.mqtt5 && version !== 5) fail('--mqtt5 and --mqtt-version 4 contradict each other');
+  return version;
+}
+
+const otaStats = newOtaStats();
+/** The upgrade part of the status line, once the fleet got an upgrade. */
+const otaLine = () => {
+  const o = otaStats;
+  if (o.commands === 0) return '';
+  return (
+    `  ota: got ${o.commands} ok ${o.succeeded} refused ${o.refused} download-failed ${o.downloadFailed}` +
+    ` update-failed ${o.updateFailed} resumed ${o.resumed} ${(o.downloadBytes / 1048576).toFixed(1)} MB`
+  );
+};
+
 const defaultUrl = values.api ? `mqtt://${new URL(values.api).hostname}:1883` : 'mqtt://127.0.0.1:1883';
 const options = {
   url: values.url ?? defaultUrl,
   hmac: values.hmac,
-  protocolVersion: values.mqtt5 ? (5 as const) : (4 as const),
+  protocolVersion: mqttVersion(),
   keepalive: num('keepalive', 1, 65535),
   connectRate: num('connect-rate', 0),
   rate: num('rate', 0),
@@ -138,7 +177,24 @@ const options = {
   badRatio: num('bad-ratio', 0, 1),
   commandDelayMs: num('cmd-delay', 0),
   seed: num('seed', 0),
+  fwVersion: values['fw-version'],
+  handlers: {
+    ota: otaHandler(
+      {
+        refuse: num('ota-refuse', 0, 1),
+        failDownload: num('ota-fail-download', 0, 1),
+        failUpdate: num('ota-fail-update', 0, 1),
+        interrupt: num('ota-interrupt', 0, 1),
+        updateMs: num('ota-update-ms', 0),
+        progressStep: num('ota-progress', 0, 100),
+        seed: num('seed', 0),
+      },
+      otaStats,
+    ),
+  },
 };
+if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(values['fw-version']))
+  fail('--fw-version: letters, digits, . _ + -');
 const statusEvery = num('status-every', 0.1);
 const duration = values.duration === undefined ? undefined : num('duration', 0);
 
@@ -158,7 +214,7 @@ console.log(
 );
 let previous = { sent: 0, at: Date.now() };
 const statusTimer = setInterval(() => {
-  console.log(fleet.statusLine(previous));
+  console.log(fleet.statusLine(previous) + otaLine());
   previous = { sent: fleet.stats.sent, at: Date.now() };
 }, statusEvery * 1000);
 
@@ -168,7 +224,7 @@ async function stop(code: number): Promise<void> {
   stopping = true;
   clearInterval(statusTimer);
   await fleet.stop();
-  console.log(fleet.statusLine());
+  console.log(fleet.statusLine() + otaLine());
   process.exit(code);
 }
 process.once('SIGINT', () => void stop(0));

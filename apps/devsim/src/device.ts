@@ -86,6 +86,8 @@ export class VirtualDevice {
   readonly stats: DeviceStats;
   config: { version: number; config: Record<string, unknown> } = { version: 0, config: {} };
   readonly commands: { id: string; type: string; data: string }[] = [];
+  /** The firmware it runs after an upgrade; wins over `fw_version` of the `info` option. */
+  fwVersion: string | undefined;
 
   constructor(
     readonly identity: DeviceIdentity,
@@ -160,7 +162,7 @@ export class VirtualDevice {
     await client.subscribeAsync(`${this.prefix}/down/#`, { qos: 1 });
     await this.publish('status', { online: 1 });
     const info = typeof this.opts.info === 'function' ? this.opts.info() : this.opts.info;
-    if (info) await this.publish('info', info);
+    if (info) await this.publish('info', this.fwVersion ? { ...info, fw_version: this.fwVersion } : info);
     if (this.buffered.length > 0) {
       const items = this.buffered.splice(0);
       await this.publish('property', { id: `m${++this.seq}`, items });

@@ -41,6 +41,8 @@ export interface FleetOptions {
   handlers?: Partial<Record<string, DownlinkHandler>>;
   /** Seed for choices the fleet makes (who flaps, when); telemetry is seeded per sn. */
   seed?: number;
+  /** Firmware version reported on `P/up/info` until an upgrade changes it (default 1.0.0). */
+  fwVersion?: string;
 }
 
 interface Member {
@@ -81,7 +83,7 @@ export class Fleet {
     const flapping = Math.round(identities.length * opts.flapRatio);
     this.members = identities.map((identity, i) => {
       const telemetry = new Telemetry(hashSeed(identity.sn));
-      const info = deviceInfo(identity.sn);
+      const info = deviceInfo(identity.sn, opts.fwVersion);
       const member: Member = {
         telemetry,
         nextReport: 0,

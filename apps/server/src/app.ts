@@ -7,7 +7,9 @@ import { createSecretBox } from './lib/crypto';
 import { offlineLink } from './gateway/device-link';
 import { gatewayPlugin } from './gateway/gateway.plugin';
 import type { Deps } from './lib/deps';
-import { LogSmsProvider, type SmsProvider } from './lib/sms';
+import type { SmsProvider } from './lib/sms';
+import { alertsPlugin } from './modules/alerts/alerts.plugin';
+import { alertsRoutes } from './modules/alerts/alerts.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
@@ -15,15 +17,22 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { deviceConfigRoutes } from './modules/device-config/device-config.routes';
 import { deviceLogRoutes } from './modules/device-log/device-log.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
+import { firmwareRoutes } from './modules/firmware/firmware.routes';
+import { otaPlugin } from './modules/ota/ota.plugin';
+import { otaRoutes } from './modules/ota/ota.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { ChannelSmsProvider } from './modules/notify/channel-sms-provider';
+import { notifyPlugin } from './modules/notify/notify.plugin';
 import { platformsRoutes } from './modules/platforms/platforms.routes';
 import { productsRoutes } from './modules/products/products.routes';
+import { simPlugin } from './modules/sim/sim.plugin';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
 import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
 import { userCommandsRoutes } from './modules/user-commands/user-commands.routes';
 import { userRoutes } from './modules/user/user.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { ensureInitialAdmin } from './modules/users/users.service';
+import { systemSettingsRoutes } from './modules/system-settings/system-settings.routes';
 import { authPlugin } from './plugins/auth';
 import { brokerPlugin } from './plugins/broker';
 import { consolePlugin } from './plugins/console';
@@ -88,7 +97,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     db: database.db,
     config,
     box: createSecretBox(config.secretKey),
-    sms: options.smsProvider ?? new LogSmsProvider(app.log, config.smsCodeLogFile),
+    // The SMS channel of the system settings (log provider until an admin picks Aliyun or Tencent).
+    sms: options.smsProvider ?? new ChannelSmsProvider(() => deps),
     log: app.log,
     now: options.now ?? (() => new Date()),
     // PGlite lives in one process, so only real PostgreSQL needs LISTEN/NOTIFY between instances.
@@ -132,6 +142,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     });
     await app.register(gatewayPlugin);
     await app.register(realtimePlugin);
+    await app.register(notifyPlugin);
+    await app.register(otaPlugin);
+    await app.register(alertsPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);
@@ -146,6 +159,11 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(userCommandsRoutes);
     await app.register(configTemplatesRoutes);
     await app.register(dashboardRoutes);
+    await app.register(systemSettingsRoutes);
+    await app.register(firmwareRoutes);
+    await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
+    await app.register(otaRoutes);
+    await app.register(alertsRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

@@ -62,9 +62,44 @@ const envSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  DEVICE_LIST_COUNT_CAP: z.coerce.number().int().min(1).default(10_000),
   SMS_PROVIDER: z.enum(['log']).default('log'),
   SMS_CODE_LOG_FILE: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FIRMWARE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(64 * 1024 * 1024),
+  FIRMWARE_ALLOW_PRIVATE_URLS: bool(false),
+  FIRMWARE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  NOTIFY_ALIYUN_SMS_URL: url.default('https://dysmsapi.aliyuncs.com'),
+  NOTIFY_TENCENT_SMS_URL: url.default('https://sms.tencentcloudapi.com'),
+  NOTIFY_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  NOTIFY_RETRY_BASE_MS: z.coerce.number().int().min(100).default(30_000),
+  NOTIFY_POLL_MS: z.coerce.number().int().min(0).default(2000),
+  NOTIFY_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  SIM_SYNC_TICK_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Days before a SIM package's expiry at which its user is reminded; '' for none. */
+  SIM_REMIND_DAYS: z
+    .string()
+    .trim()
+    .regex(/^(\d{1,4}(\s*,\s*\d{1,4})*)?$/, 'a comma-separated list of days, e.g. 7,3,1')
+    .default('7,3,1')
+    .transform((v) =>
+      [
+        ...new Set(
+          v
+            .split(',')
+            .filter((d) => d.trim() !== '')
+            .map(Number),
+        ),
+      ]
+        .filter((d) => d > 0)
+        .sort((a, b) => b - a),
+    ),
+  SIM_REMIND_DATA_PERCENT: z.coerce.number().min(0).max(100).default(10),
+  SIM_REMIND_INTERVAL_MS: z.coerce.number().int().min(0).default(600_000),
 });
 
 export interface Config {
@@ -89,9 +124,36 @@ export interface Config {
   bodyLimit: number;
   /** Requests per minute per client address and route; 0 switches the flood guard off. */
   rateLimitPerMinute: number;
+  /** The device list counts at most this many matches past the page start; above it `total` is a lower bound. */
+  deviceListCountCap: number;
   smsProvider: 'log';
   smsCodeLogFile: string | undefined;
   logLevel: string;
+  /** Largest firmware binary accepted (upload or URL import), bytes. */
+  firmwareMaxBytes: number;
+  /** Lets firmware URL imports reach loopback and private networks (tests, labs); off: SSRF guard. */
+  firmwareAllowPrivateUrls: boolean;
+  /** Whole-download limit of a firmware URL import, ms. */
+  firmwareFetchTimeoutMs: number;
+  /** Notification channels (docs/notifications.md). */
+  notify: {
+    /** Aliyun Dysmsapi endpoint (tests point it at a local fake). */
+    aliyunSmsUrl: string;
+    /** Tencent Cloud SMS endpoint. */
+    tencentSmsUrl: string;
+    /** Messages per minute per channel and recipient; the rest wait (deferred, never dropped). */
+    ratePerMinute: number;
+    /** First retry delay; doubled per try (capped at one hour), with jitter. */
+    retryBaseMs: number;
+    /** How often the delivery worker looks for due messages; 0: no background worker (tests drive it). */
+    pollMs: number;
+    /** Limit of one provider call. */
+    sendTimeoutMs: number;
+  };
+  /** How often each instance schedules and works SIM sync runs (docs/sim.md); 0: no worker (tests drive it). */
+  simSyncTickMs: number;
+  /** SIM reminders (docs/sim.md "Reminders"): days before expiry, low-data percentage, pass interval (0: none). */
+  simRemind: { days: number[]; dataPercent: number; intervalMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -135,9 +197,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: e.TRUST_PROXY,
     bodyLimit: e.BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    deviceListCountCap: e.DEVICE_LIST_COUNT_CAP,
     smsProvider: e.SMS_PROVIDER,
     smsCodeLogFile: e.SMS_CODE_LOG_FILE ? path.resolve(e.SMS_CODE_LOG_FILE) : undefined,
     logLevel: e.LOG_LEVEL,
+    firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
+    firmwareAllowPrivateUrls: e.FIRMWARE_ALLOW_PRIVATE_URLS,
+    firmwareFetchTimeoutMs: e.FIRMWARE_FETCH_TIMEOUT_MS,
+    notify: {
+      aliyunSmsUrl: trimSlash(e.NOTIFY_ALIYUN_SMS_URL),
+      tencentSmsUrl: trimSlash(e.NOTIFY_TENCENT_SMS_URL),
+      ratePerMinute: e.NOTIFY_RATE_PER_MINUTE,
+      retryBaseMs: e.NOTIFY_RETRY_BASE_MS,
+      pollMs: e.NOTIFY_POLL_MS,
+      sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,
+    },
+    simSyncTickMs: e.SIM_SYNC_TICK_MS,
+    simRemind: {
+      days: e.SIM_REMIND_DAYS,
+      dataPercent: e.SIM_REMIND_DATA_PERCENT,
+      intervalMs: e.SIM_REMIND_INTERVAL_MS,
+    },
     ...overrides,
   };
   config.secretKey = overrides.secretKey ?? e.SECRET_KEY ?? loadOrCreateSecretKey(config.dataDir);

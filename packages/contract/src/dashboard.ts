@@ -1,5 +1,6 @@
 /** Workplace figures (seed /dashboard/workplace): the caller's devices, or every device for admins. */
 import { z } from 'zod';
+import { dashboardSim } from './sim';
 
 export const dashboardOverview = z.object({
   device_total: z.number().int(),
@@ -14,6 +15,8 @@ export const dashboardOverview = z.object({
       online: z.number().int(),
     }),
   ),
+  /** Balance, pending and renewal orders, SIM cards by operator and expiring soon (sim.ts). */
+  sim: dashboardSim,
 });
 export type DashboardOverview = z.infer<typeof dashboardOverview>;
 

@@ -1,6 +1,6 @@
 /** Devices: /api/devices and the per-device resources (commands, config, properties, logs, raw). */
 import { z } from 'zod';
-import { pageQuery } from './common';
+import { listEnvelope, pageQuery } from './common';
 import { deviceConfig } from './device-config';
 import { commandType, PRODUCT_KEY_RULE, PROPERTY_KEY_RULE, SN_RULE, propertyValue } from './protocol';
 
@@ -45,8 +45,14 @@ export type DeviceUpdateBody = z.input<typeof deviceUpdateBody>;
 export const deviceListQuery = pageQuery.extend({
   /** Up to 1000 so an export pages through a large fleet in few requests. */
   per_page: z.coerce.number().int().min(1).max(1000).default(20),
-  /** Matches sn, name, imei, iccid. */
-  keyword: z.string().trim().max(64).optional(),
+  /** Case-insensitive substring of sn, name, imei or iccid (no control characters). */
+  keyword: z
+    .string()
+    .trim()
+    .max(64)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters')
+    .optional(),
   product_key: z.string().regex(PRODUCT_KEY_RULE).optional(),
   online: z.enum(['0', '1']).optional(),
 });
@@ -103,6 +109,14 @@ export const deviceListItem = deviceItem.extend({
   last_values: z.record(z.string(), propertyValue),
 });
 export type DeviceListItem = z.infer<typeof deviceListItem>;
+
+/**
+ * GET /api/devices answers the list envelope plus `total_exact`. Counting every match of a large fleet on each page
+ * is what made the list slow, so the server counts at most `offset + DEVICE_LIST_COUNT_CAP` matches: below that
+ * `total` is exact (`total_exact: true`); at the cap `total` is a lower bound (`total_exact: false`, "10,000+").
+ */
+export const deviceListEnvelope = listEnvelope(deviceListItem).extend({ total_exact: z.boolean() });
+export type DeviceListEnvelope = z.infer<typeof deviceListEnvelope>;
 
 // --- bind / unbind ------------------------------------------------------------------------------------------
 /**

@@ -3,6 +3,7 @@
  * both sides exchange on it. docs/api-conventions.md ("Live updates") describes the protocol.
  */
 import { z } from 'zod';
+import { OTA_PAUSE_REASONS, otaTaskCounts, otaTaskStatus } from './ota';
 
 const sn = z.string().min(1).max(64);
 const productKey = z.string().min(1).max(64);
@@ -113,6 +114,24 @@ export const wsSubscribedMessage = z.object({
   sns: z.array(z.string()).nullable(),
 });
 export const wsEventMessage = z.object({ type: z.literal('event'), event: deviceEvent });
+/**
+ * OTA task progress, sent to the task's owner and to admins as its own server message (not inside `event`: it
+ * belongs to a task, not a device, and no device filter applies). Changes of one task are merged: at most a few
+ * messages per second per task, each carrying the latest counts.
+ */
+export const otaTaskEvent = otaTaskCounts.extend({
+  type: z.literal('ota.task'),
+  /** The task id. */
+  id: z.number().int(),
+  product_key: productKey,
+  status: otaTaskStatus,
+  pause_reason: z.enum(OTA_PAUSE_REASONS).nullable(),
+  /** Set once, when the task was deleted (the console drops it from its lists). */
+  deleted: z.boolean().optional(),
+  at: isoTime,
+});
+export type OtaTaskEvent = z.infer<typeof otaTaskEvent>;
+
 /** A refused message; codes come from the contract's error table (10113 bad message, 10102 not signed in). */
 export const wsErrorMessage = z.object({
   type: z.literal('error'),
@@ -126,6 +145,7 @@ export const wsServerMessage = z.discriminatedUnion('type', [
   wsSubscribedMessage,
   wsEventMessage,
   wsErrorMessage,
+  otaTaskEvent,
 ]);
 export type WsServerMessage = z.infer<typeof wsServerMessage>;
 export type WsEventMessage = z.infer<typeof wsEventMessage>;

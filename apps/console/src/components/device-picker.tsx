@@ -4,12 +4,17 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { http } from '../lib/request';
 
-/** The caller's devices matching a keyword, for the target picker. */
-function useDeviceOptions(keyword: string) {
+/** The caller's devices matching a keyword (and a product, when given), for the target picker. */
+function useDeviceOptions(keyword: string, productKey?: string) {
   return useQuery({
-    queryKey: ['device-picker-options', keyword],
+    queryKey: ['device-picker-options', keyword, productKey],
     queryFn: () =>
-      http.list<DeviceItem>('/api/devices', { current: 1, per_page: 50, keyword: keyword || undefined }),
+      http.list<DeviceItem>('/api/devices', {
+        current: 1,
+        per_page: 50,
+        keyword: keyword || undefined,
+        product_key: productKey,
+      }),
     placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
@@ -25,12 +30,15 @@ export default function DevicePicker({
   placeholder,
   onlineText,
   offlineText,
+  productKey,
 }: {
   value: string[];
   onChange: (sns: string[]) => void;
   placeholder: string;
   onlineText: string;
   offlineText: string;
+  /** Only devices of this product (OTA targets). */
+  productKey?: string;
 }) {
   const [input, setInput] = useState('');
   const [keyword, setKeyword] = useState('');
@@ -38,7 +46,7 @@ export default function DevicePicker({
     const timer = setTimeout(() => setKeyword(input.trim()), 250);
     return () => clearTimeout(timer);
   }, [input]);
-  const { data, isFetching } = useDeviceOptions(keyword);
+  const { data, isFetching } = useDeviceOptions(keyword, productKey);
   return (
     <Select
       mode="multiple"

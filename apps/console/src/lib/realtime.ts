@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type {
   DeviceEvent,
   DeviceEventType,
+  OtaTaskEvent,
   WsClientMessage,
   WsServerMessage,
 } from '@cellhub/contract/realtime';
@@ -30,11 +31,14 @@ export interface DeviceEventFilter {
 }
 
 type Handler = (event: DeviceEvent) => void;
+type OtaHandler = (event: OtaTaskEvent) => void;
 
 interface Subscription {
   sns: Set<string> | null;
   types: Set<DeviceEventType> | null;
   handler: Handler;
+  /** Receives `ota.task` messages (a task's state and counts; no device filter applies to them). */
+  ota?: OtaHandler;
 }
 
 /** The part of the browser WebSocket this client uses, so tests can hand in a fake. */
@@ -110,11 +114,12 @@ export class RealtimeClient {
   };
 
   /** Starts receiving; the returned function stops. */
-  subscribe(filter: DeviceEventFilter, handler: Handler): () => void {
+  subscribe(filter: DeviceEventFilter, handler: Handler, ota?: OtaHandler): () => void {
     const sub: Subscription = {
       sns: filter.sns ? new Set(filter.sns) : null,
       types: filter.types ? new Set(filter.types) : null,
       handler,
+      ota,
     };
     this.subs.add(sub);
     clearTimeout(this.lingerTimer);
@@ -134,6 +139,14 @@ export class RealtimeClient {
         if (this.subs.size === 0) this.shutdown();
       }, this.opts.lingerMs);
     };
+  }
+
+  /**
+   * Starts receiving `ota.task` messages; the returned function stops. It is a listener that wants no device, so it
+   * keeps the socket open without widening the server's device filter.
+   */
+  subscribeOta(handler: OtaHandler): () => void {
+    return this.subscribe({ sns: [] }, () => undefined, handler);
   }
 
   /** Closes the socket and forgets every listener (tests; sign-out is handled on its own). */
@@ -197,6 +210,9 @@ export class RealtimeClient {
       case 'event':
         this.dispatch(msg.event);
         return;
+      case 'ota.task':
+        this.dispatchOta(msg);
+        return;
       default:
         return;
     }
@@ -210,6 +226,17 @@ export class RealtimeClient {
         sub.handler(event);
       } catch (err) {
         // One screen's bug must not stop the others' updates.
+        console.error(err);
+      }
+    }
+  }
+
+  private dispatchOta(event: OtaTaskEvent): void {
+    for (const sub of [...this.subs]) {
+      if (!sub.ota) continue;
+      try {
+        sub.ota(event);
+      } catch (err) {
         console.error(err);
       }
     }
@@ -356,5 +383,25 @@ export function useDeviceEvents(
     if (!stable) return;
     return client.subscribe(stable, (event) => handlerRef.current(event));
   }, [stable, client]);
+  return useSyncExternalStore(client.onStatus, client.status);
+}
+
+/**
+ * Calls `handler` for each `ota.task` message (an OTA task's state and counts changed, or it was deleted) while the
+ * component is mounted and `enabled`. The handler may change every render.
+ */
+export function useOtaTaskEvents(
+  handler: OtaHandler,
+  enabled = true,
+  client: RealtimeClient = realtimeClient(),
+): RealtimeStatus {
+  const handlerRef = useRef(handler);
+  useEffect(() => {
+    handlerRef.current = handler;
+  });
+  useEffect(() => {
+    if (!enabled) return;
+    return client.subscribeOta((event) => handlerRef.current(event));
+  }, [enabled, client]);
   return useSyncExternalStore(client.onStatus, client.status);
 }

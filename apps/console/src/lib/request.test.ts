@@ -75,6 +75,11 @@ describe('success', () => {
     expect(fetchMock.mock.calls[0]![0]).toBe('/api/devices?current=2&per_page=20');
   });
 
+  it('passes on total_exact: false (the total is a lower bound)', async () => {
+    fetchMock.mockResolvedValueOnce(reply(200, { status: true, data: [], total: 10000, total_exact: false }));
+    await expect(http.list('/api/devices')).resolves.toEqual({ data: [], total: 10000, totalExact: false });
+  });
+
   it('put and delete use their methods', async () => {
     fetchMock.mockImplementation(async () => reply(200, { status: true, data: null }));
     await http.put('/api/a', { b: 1 });

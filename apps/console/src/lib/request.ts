@@ -39,11 +39,17 @@ export interface RequestOptions {
   /** Skip every toast; the caller shows the error itself. Auth expiry still signs out. */
   silent?: boolean;
   signal?: AbortSignal;
+  /** Reports the bytes of the body sent so far (uploads); the call then goes through XMLHttpRequest. */
+  onUploadProgress?: (loaded: number, total: number | undefined) => void;
+  /** Extra request headers (e.g. `Idempotency-Key` of a payment). */
+  headers?: Record<string, string>;
 }
 
 export interface ListResult<T> {
   data: T[];
   total: number;
+  /** `false` when `total` is only a lower bound (the device list stops counting at a cap: "10,000+"). */
+  totalExact?: boolean;
 }
 
 type AuthExpiredHandler = () => void;
@@ -134,8 +140,39 @@ async function readJson(res: Response): Promise<unknown> {
   }
 }
 
+const NULL_BODY_STATUS = [101, 204, 205, 304];
+
+/**
+ * fetch() cannot report upload progress; XMLHttpRequest can. Answers a Response so the rest of the request layer
+ * treats both the same; failures reject like fetch (TypeError, or AbortError when aborted).
+ */
+function xhrFetch(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: BodyInit; signal?: AbortSignal },
+  onProgress: NonNullable<RequestOptions['onUploadProgress']>,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(init.method, url);
+    for (const [k, v] of Object.entries(init.headers)) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : undefined);
+    xhr.onload = () =>
+      resolve(
+        new Response(NULL_BODY_STATUS.includes(xhr.status) ? null : xhr.responseText, {
+          status: xhr.status,
+          headers: { 'content-type': xhr.getResponseHeader('content-type') ?? '' },
+        }),
+      );
+    xhr.onerror = () => reject(new TypeError('Network request failed'));
+    xhr.onabort = () => reject(new DOMException('The request was aborted', 'AbortError'));
+    if (init.signal?.aborted) return xhr.abort();
+    init.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send((init.body ?? null) as XMLHttpRequestBodyInit | null);
+  });
+}
+
 async function request<T>(method: string, url: string, body: unknown, opts: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
   let payload: BodyInit | undefined;
@@ -148,7 +185,9 @@ async function request<T>(method: string, url: string, body: unknown, opts: Requ
   startProgress();
   let res: Response;
   try {
-    res = await fetch(buildUrl(url, opts.params), { method, headers, body: payload, signal: opts.signal });
+    const init = { method, headers, body: payload, signal: opts.signal };
+    const target = buildUrl(url, opts.params);
+    res = await (opts.onUploadProgress ? xhrFetch(target, init, opts.onUploadProgress) : fetch(target, init));
   } catch (err) {
     doneProgress();
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
@@ -193,6 +232,7 @@ interface Envelope<T> {
   status: true;
   data: T;
   total?: number;
+  total_exact?: boolean;
 }
 
 export const http = {
@@ -213,6 +253,6 @@ export const http = {
     opts?: Omit<RequestOptions, 'params'>,
   ): Promise<ListResult<T>> => {
     const res = await request<Envelope<T[]>>('GET', url, undefined, { ...opts, params });
-    return { data: res.data, total: res.total ?? res.data.length };
+    return { data: res.data, total: res.total ?? res.data.length, totalExact: res.total_exact };
   },
 };

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
@@ -63,7 +64,10 @@ export async function openDatabase(databaseUrl: string | undefined, dataDir: str
     dir = path.join(dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
   }
-  const client = dir ? new PGlite(dir) : new PGlite();
+  // pg_trgm backs the device list's substring search (a migration creates the extension); PostgreSQL has it in
+  // its contrib package, PGlite ships it as a loadable bundle.
+  const extensions = { pg_trgm };
+  const client = dir ? new PGlite(dir, { extensions }) : new PGlite({ extensions });
   await client.waitReady;
   const pgliteDb = drizzlePglite({ client });
   const db: Db = pgliteDb;

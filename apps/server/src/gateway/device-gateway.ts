@@ -8,6 +8,7 @@ import {
   isUpKind,
   MAX_PAYLOAD_BYTES,
   otaUp,
+  type OtaUp,
   propertyUp,
   type PropertyValue,
   statusUp,
@@ -25,6 +26,7 @@ import {
   touchDevices,
 } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
+import type { ReportOutcome } from '../modules/ota/ota-engine';
 import { propertyRulesOf } from '../modules/products/products.service';
 import {
   countValues,
@@ -72,6 +74,15 @@ export interface UplinkMeta {
   will?: boolean;
   /** External broker: online/offline come from status messages, not connection events. */
   presenceFromStatus?: boolean;
+}
+
+/**
+ * Alert evaluation (modules/alerts): told of every committed property message and every presence change written.
+ * Both calls must return at once (the evaluator queues and judges off this path).
+ */
+export interface AlertHook {
+  properties(device: DeviceRef, items: readonly PropertyItem[]): void;
+  presence(device: DeviceRef, online: 0 | 1): void;
 }
 
 /** Refused uplink: dropped, counted on the device row, written to its log; the device may get a reply code. */
@@ -154,6 +165,10 @@ export class DeviceGateway implements DeviceLink {
   readonly writer: PropertyWriter;
   readonly presence: PresenceWriter;
   readonly options: GatewayOptions;
+  /** Takes `P/up/ota` reports once the OTA engine runs (ota.plugin.ts); before that they go to the device log. */
+  otaReports: ((device: DeviceRef, msg: OtaUp) => Promise<ReportOutcome>) | undefined;
+  /** The alert hook: set by alerts.plugin.ts once the evaluator runs. */
+  alertHook: AlertHook | undefined;
   /** Counters for health and benchmarks. */
   readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0 };
   private adapter: BrokerAdapter | undefined;
@@ -176,7 +191,11 @@ export class DeviceGateway implements DeviceLink {
   ) {
     this.options = { ...DEFAULT_GATEWAY_OPTIONS, ...options };
     this.auth = new DeviceAuthCache(deps);
-    this.writer = new PropertyWriter(deps.db, DEFAULT_WRITER_OPTIONS);
+    this.writer = new PropertyWriter(deps.db, {
+      ...DEFAULT_WRITER_OPTIONS,
+      // PostgreSQL commits one batch while the next is inserted; PGlite runs one statement at a time anyway.
+      maxInFlight: deps.config.databaseUrl?.startsWith('postgres') ? 2 : 1,
+    });
     this.presence = new PresenceWriter(deps);
     this.timer = setInterval(() => void this.flushCounters(), 1000);
     this.timer.unref();
@@ -229,6 +248,7 @@ export class DeviceGateway implements DeviceLink {
     this.writer.markActive(device.id);
     return this.serial(device.sn, async () => {
       const configDiffers = await this.presence.online(device, info);
+      this.alertHook?.presence(device, 1);
       // A device that missed a config change while offline gets it now, if it can receive it: a clean session has
       // no subscriptions yet, so it gets it once it subscribes (`subscribed`).
       if (!configDiffers) return;
@@ -255,7 +275,9 @@ export class DeviceGateway implements DeviceLink {
     return this.serial(device.sn, () => {
       // A takeover's disconnect (setOffline false) may come after the new connection's connect.
       if (setOffline) this.configOnSubscribe.delete(device.id);
-      return this.presence.offline(device, reason, setOffline);
+      return this.presence.offline(device, reason, setOffline).then(() => {
+        if (setOffline) this.alertHook?.presence(device, 0);
+      });
     });
   }
 
@@ -371,8 +393,13 @@ export class DeviceGateway implements DeviceLink {
         return;
       }
       case 'ota': {
-        // The OTA module (next issue) takes these over; until then they are kept in the device log.
         const ota = validate(otaUp, json, 'ota');
+        if (this.otaReports) {
+          // Resolves once the report's batch committed, so its PUBACK means "recorded".
+          const outcome = await this.otaReports(device, ota);
+          if (!outcome.ok) throw new Rejection(outcome.reason, outcome.code);
+          return;
+        }
         await writeDeviceLog(this.deps.db, { deviceId: device.id, event: 'ota', detail: { ...ota } });
         return;
       }
@@ -416,6 +443,7 @@ export class DeviceGateway implements DeviceLink {
       }
       await committed;
       this.stats.propertyMessages++;
+      this.alertHook?.properties(device, items);
       if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
       const newest = items.length === 1 ? items[0]! : items.reduce((a, b) => (b.ts >= a.ts ? b : a));
       this.deps.events.publish(

@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import mqtt, { type MqttClient } from 'mqtt';
 import { createWebSocketStream } from 'ws';
+import { ProtocolFront } from '../gateway/mqtt5/protocol-front';
 import { AppError } from '../lib/app-error';
 import { sendAppError } from './error-handler';
 
@@ -17,6 +18,8 @@ export interface BrokerHandle {
   /** Embedded: the TCP port actually bound (useful with MQTT_PORT=0). */
   port?: number;
   aedes?: Aedes;
+  /** Embedded: hands MQTT 3.1.1 connections to Aedes and fronts MQTT 5.0 ones (gateway/mqtt5). */
+  front?: ProtocolFront;
   client?: MqttClient;
 }
 
@@ -39,13 +42,14 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
   aedes.on('clientError', (client, err) =>
     app.log.debug({ client: client.id, err: err.message }, 'mqtt client error'),
   );
+  const front = new ProtocolFront(aedes, { debug: (msg, detail) => app.log.debug(detail, msg) });
 
   // Tracked so shutdown can also drop sockets that never completed an MQTT CONNECT (aedes does not know them).
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    aedes.handle(socket);
+    front.handle(socket);
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -76,7 +80,7 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
     // A plain GET (no upgrade) is not a route of the API.
     handler: (_request, reply) => sendAppError(reply, new AppError(10106)),
     wsHandler: (socket, request) => {
-      aedes.handle(createWebSocketStream(socket), request.raw);
+      front.handle(createWebSocketStream(socket), request.raw);
     },
   });
 
@@ -92,6 +96,7 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
     kind: 'embedded',
     port: boundPort,
     aedes,
+    front,
     healthy: () => !aedes.closed && server.listening,
   };
 }

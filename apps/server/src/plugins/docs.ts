@@ -32,6 +32,7 @@ export const docsPlugin = fp(
           { name: 'user-commands', description: 'saved commands sent to many devices, with results' },
           { name: 'config-templates', description: 'batch configuration templates and their sync' },
           { name: 'dashboard', description: 'Workplace figures: device counts and daily trends' },
+          { name: 'firmware', description: 'firmware and versions: the binaries OTA tasks roll out' },
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
         ],
       },

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
-import type { DeviceEvent, DevicePropertiesEvent } from '@cellhub/contract/realtime';
-import { deviceEvent } from '@cellhub/contract/realtime';
+import type { DeviceEvent, DevicePropertiesEvent, OtaTaskEvent } from '@cellhub/contract/realtime';
+import { deviceEvent, otaTaskEvent } from '@cellhub/contract/realtime';
 
 /**
  * Who may see an event: the owner's uid (null: a device nobody owns, seen by admins only). Shares (a later issue)
@@ -13,6 +13,8 @@ export interface Audience {
 }
 
 export type EventListener = (event: DeviceEvent, audience: Audience) => void;
+/** OTA task progress; the audience is the task's owner (admins receive every task). */
+export type TaskListener = (event: OtaTaskEvent, audience: Audience) => void;
 
 /** Sessions that just ended: one session (sign-out) or every session of a user (password change, disable). */
 export type SessionScope = { sessionId: number } | { uid: number };
@@ -40,6 +42,12 @@ export interface EventBusStats {
 export interface EventBus {
   publish(event: DeviceEvent, audience: Audience): void;
   subscribe(listener: EventListener): () => void;
+  /**
+   * OTA task progress (`ota.task`, not a device event: no device filter applies). The OTA engine merges changes of
+   * a task before publishing, so these are few; they reach the listeners of every instance like device events.
+   */
+  publishTask(event: OtaTaskEvent, audience: Audience): void;
+  subscribeTasks(listener: TaskListener): () => void;
   /**
    * Announces sessions that ended (after the revocation committed), here and on the other instances, so open
    * WebSockets of those sessions close at once instead of at the next periodic session check.
@@ -82,6 +90,7 @@ const deviceKey = (e: DeviceEvent) => `${e.product_key}\u0000${e.sn}`;
 export function createEventBus(options: EventBusOptions): EventBus {
   const coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
   const listeners = new Set<EventListener>();
+  const taskListeners = new Set<TaskListener>();
   const sessionListeners = new Set<SessionListener>();
   const stats: EventBusStats = {
     published: 0,
@@ -93,8 +102,19 @@ export function createEventBus(options: EventBusOptions): EventBus {
     badPayloads: 0,
   };
   const remote = options.databaseUrl
-    ? new PgFanOut(options.databaseUrl, options.log, stats, deliver, endSessions)
+    ? new PgFanOut(options.databaseUrl, options.log, stats, deliver, endSessions, deliverTask)
     : undefined;
+
+  function deliverTask(event: OtaTaskEvent, audience: Audience): void {
+    for (const listener of taskListeners) {
+      stats.delivered++;
+      try {
+        listener(event, audience);
+      } catch (err) {
+        options.log.warn({ err }, 'task event listener failed');
+      }
+    }
+  }
 
   function endSessions(scope: SessionScope): void {
     for (const listener of sessionListeners) {
@@ -170,6 +190,16 @@ export function createEventBus(options: EventBusOptions): EventBus {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    publishTask(event, audience) {
+      if (closed) return;
+      stats.published++;
+      deliverTask(event, audience);
+      remote?.sendTasks([[event, audience]]);
+    },
+    subscribeTasks(listener) {
+      taskListeners.add(listener);
+      return () => taskListeners.delete(listener);
+    },
     sessionsEnded(scope) {
       if (closed) return;
       endSessions(scope);
@@ -187,6 +217,7 @@ export function createEventBus(options: EventBusOptions): EventBus {
       flush();
       closed = true;
       listeners.clear();
+      taskListeners.clear();
       sessionListeners.clear();
       await remote?.close();
     },
@@ -216,6 +247,7 @@ class PgFanOut {
     private readonly stats: EventBusStats,
     private readonly deliver: (event: DeviceEvent, audience: Audience) => void,
     private readonly endSessions: (scope: SessionScope) => void,
+    private readonly deliverTask: (event: OtaTaskEvent, audience: Audience) => void,
   ) {
     this.connecting = this.connect();
   }
@@ -284,6 +316,33 @@ class PgFanOut {
       this.outbox = [];
       void this.notify(batch);
     });
+  }
+
+  /** Task events are few (merged per task by the OTA engine): each batch goes out as its own NOTIFYs. */
+  sendTasks(entries: [OtaTaskEvent, Audience][]): void {
+    const client = this.client;
+    if (this.closed || !client) {
+      if (!this.closed) this.stats.notifyFailed += entries.length;
+      return;
+    }
+    for (const [event, audience] of entries) {
+      const payload = JSON.stringify({
+        i: this.instance,
+        e: [],
+        t: [[event, audience.uid]],
+      } satisfies RemoteBatch);
+      if (Buffer.byteLength(payload) > NOTIFY_PAYLOAD_LIMIT) {
+        this.stats.oversizedDropped++;
+        continue;
+      }
+      client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]).then(
+        () => this.stats.notifySent++,
+        (err: unknown) => {
+          this.stats.notifyFailed++;
+          this.log.warn({ err: (err as Error).message }, 'event bus: NOTIFY of a task event failed');
+        },
+      );
+    }
   }
 
   /** Session ends are rare and urgent: one NOTIFY each, not queued behind device events. */
@@ -355,6 +414,15 @@ class PgFanOut {
       }
       this.deliver(event.data, { uid });
     }
+    for (const item of parsed.t ?? []) {
+      const task = Array.isArray(item) ? otaTaskEvent.safeParse(item[0]) : undefined;
+      const uid = Array.isArray(item) ? (item[1] as unknown) : undefined;
+      if (!task?.success || !(uid === null || typeof uid === 'number')) {
+        this.stats.badPayloads++;
+        continue;
+      }
+      this.deliverTask(task.data, { uid });
+    }
   }
 
   async close(): Promise<void> {
@@ -371,11 +439,15 @@ class PgFanOut {
   }
 }
 
-/** On the wire: `{ i: instance id, e: [[event, owner uid], ...], s?: [ended session scope, ...] }`. */
+/**
+ * On the wire: `{ i: instance id, e: [[event, owner uid], ...], s?: [ended session scope, ...],
+ * t?: [[ota task event, owner uid], ...] }`.
+ */
 interface RemoteBatch {
   i: string;
   e: [unknown, number | null][];
   s?: unknown[];
+  t?: unknown[];
 }
 
 function isSessionScope(v: unknown): v is SessionScope {
@@ -391,6 +463,7 @@ function isRemoteBatch(v: unknown): v is RemoteBatch {
     typeof o.i === 'string' &&
     Array.isArray(o.e) &&
     (o.s === undefined || Array.isArray(o.s)) &&
+    (o.t === undefined || Array.isArray(o.t)) &&
     o.e.every((x) => Array.isArray(x) && x.length === 2 && (x[1] === null || typeof x[1] === 'number'))
   );
 }

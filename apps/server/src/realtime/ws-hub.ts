@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { eq, inArray } from 'drizzle-orm';
 import WebSocket from 'ws';
-import type { DeviceEvent, WsServerMessage } from '@cellhub/contract/realtime';
+import type { DeviceEvent, OtaTaskEvent, WsServerMessage } from '@cellhub/contract/realtime';
 import { WS_AUTH_TIMEOUT_MS, WS_CLOSE, wsClientMessage } from '@cellhub/contract/realtime';
 import type { Actor, Deps } from '../lib/deps';
 import { authenticate } from '../modules/auth/auth.service';
@@ -67,6 +67,7 @@ export class WsHub {
   private readonly counters = { eventsSent: 0, eventsDropped: 0, refused: 0, revoked: 0 };
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeTasks: () => void;
   private readonly unsubscribeSessions: () => void;
   private readonly opts: Required<HubOptions>;
   private checking: Promise<void> | undefined;
@@ -83,6 +84,9 @@ export class WsHub {
       maxMessageBytes: options.maxMessageBytes ?? 128 * 1024,
     };
     this.unsubscribe = deps.events.subscribe((event, audience) => this.dispatch(event, audience));
+    this.unsubscribeTasks = deps.events.subscribeTasks((event, audience) =>
+      this.dispatchTask(event, audience),
+    );
     this.unsubscribeSessions = deps.events.onSessionsEnded((scope) => this.endSessions(scope));
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
@@ -197,6 +201,28 @@ export class WsHub {
     for (const c of this.admins) offer(c);
   }
 
+  /** OTA task progress: to the task's owner and every admin, whatever device filter their socket has. */
+  private dispatchTask(event: OtaTaskEvent, audience: Audience): void {
+    let text: string | undefined;
+    const offer = (c: Client) => {
+      if (!c.actor || !mayReceive(c.actor, audience)) return;
+      if (c.socket.readyState !== OPEN) return;
+      if (c.socket.bufferedAmount > this.opts.maxBufferedBytes) {
+        c.dropped++;
+        this.counters.eventsDropped++;
+        return;
+      }
+      text ??= JSON.stringify(event satisfies WsServerMessage);
+      c.socket.send(text);
+      this.counters.eventsSent++;
+    };
+    for (const uid of audienceUids(audience)) {
+      const set = this.byUid.get(uid);
+      if (set) for (const c of set) offer(c);
+    }
+    for (const c of this.admins) offer(c);
+  }
+
   /**
    * Closes the sockets of sessions that just ended (4403), as announced on the bus after the revocation
    * committed, here or on another instance. The periodic check stays as the safety net.
@@ -275,6 +301,7 @@ export class WsHub {
   async close(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.unsubscribe();
+    this.unsubscribeTasks();
     this.unsubscribeSessions();
     for (const c of [...this.clients]) this.closeSocket(c, WS_CLOSE.goingAway, 'server shutting down');
     await this.checking;

@@ -46,12 +46,17 @@ export function useProductOptions() {
 export const EXPORT_PAGE = 1000;
 export const EXPORT_LIMIT = 10_000;
 
+/**
+ * Reads the filtered list for an export. `total` is how many match; `totalExact` is false when the server stopped
+ * counting (a large fleet): then `total` is a lower bound.
+ */
 export async function fetchForExport(
   filter: DeviceFilter,
   onProgress?: (loaded: number, total: number) => void,
-): Promise<{ rows: DeviceListItem[]; total: number }> {
+): Promise<{ rows: DeviceListItem[]; total: number; totalExact: boolean }> {
   const rows: DeviceListItem[] = [];
   let total = 0;
+  let totalExact = true;
   for (let current = 1; rows.length < EXPORT_LIMIT; current++) {
     const page: ListResult<DeviceListItem> = await http.list<DeviceListItem>('/api/devices', {
       ...filter,
@@ -59,11 +64,12 @@ export async function fetchForExport(
       per_page: EXPORT_PAGE,
     });
     total = page.total;
+    totalExact = page.totalExact !== false;
     rows.push(...page.data);
     onProgress?.(rows.length, Math.min(total, EXPORT_LIMIT));
-    if (page.data.length < EXPORT_PAGE || rows.length >= total) break;
+    if (page.data.length < EXPORT_PAGE || (totalExact && rows.length >= total)) break;
   }
-  return { rows: rows.slice(0, EXPORT_LIMIT), total };
+  return { rows: rows.slice(0, EXPORT_LIMIT), total, totalExact };
 }
 
 export function useCreateDevices() {

@@ -8,14 +8,13 @@ import {
   type ConfigTemplateListQuery,
   type configTemplateBody,
   type configTemplateUpdateBody,
-  mergeDeviceConfig,
 } from '@cellhub/contract/config-templates';
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import { AppError } from '../../lib/app-error';
 import { countPerId, likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
-import { putDeviceConfig } from '../device-config/device-config.service';
+import { mergeIntoDeviceConfig } from '../device-config/device-config.service';
 import { visibleDevice } from '../devices/devices.service';
 import { devices } from '../devices/devices.table';
 import {
@@ -161,12 +160,10 @@ interface ApplyOutcome {
 }
 
 /**
- * Merges the template into each device's expected configuration and hands it to the device configuration service
- * (version bump, device log, audit row, device.config event, push when online). A device that is not the caller's
- * is reported `not_found` and left alone.
- *
- * The read-merge-write of one device is not atomic: an edit of the same device's configuration landing between the
- * read and the write is overwritten by the merged result (of the older read). The service has no merge entry point.
+ * Merges the template into each device's expected configuration through the device configuration service, which
+ * reads, merges and writes under the device's row lock (so a concurrent edit or apply is merged into, not lost),
+ * bumps the version and writes the device log, audit row, device.config event and the push when online. A device
+ * that is not the caller's is reported `not_found` and left alone.
  */
 export async function applyConfigTemplate(
   deps: Deps,
@@ -183,15 +180,15 @@ export async function applyConfigTemplate(
   if (!apply) throw new AppError(10109);
   const outcomes = await mapLimited(sns, APPLY_CONCURRENCY, async (sn): Promise<ApplyOutcome> => {
     let device;
+    let state;
     try {
       device = await visibleDevice(deps, actor, sn);
+      state = await mergeIntoDeviceConfig(deps, actor, sn, patch);
     } catch (err) {
       if (err instanceof AppError && err.code === 10117)
         return { sn, deviceId: null, version: null, sent: false };
       throw err;
     }
-    const merged = mergeDeviceConfig(device.expectConfig as DeviceConfig, patch);
-    const state = await putDeviceConfig(deps, actor, sn, merged);
     return { sn, deviceId: device.id, version: state.expect_config_version, sent: state.sent === true };
   });
   await deps.db.insert(configApplyResults).values(

@@ -13,6 +13,7 @@ import {
   up,
 } from '../../gateway/gateway-test-kit';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
+import { applyConfigTemplate } from './config-templates.service';
 
 let t: TestApp;
 let admin: string;
@@ -216,6 +217,64 @@ describe('applying a template', () => {
       });
       expect(errorOf(res).code).toBe(10113);
     }
+  });
+
+  it('keeps every change when applies and edits of one device run at the same time (row lock)', async () => {
+    const [created] = data<{ code: number }[]>(
+      await t.inject({
+        method: 'POST',
+        url: '/api/devices',
+        token: a.token,
+        payload: { product_key: aDevices[0]!.productKey, sn: ['CT-RACE'] },
+      }),
+    );
+    expect(created?.code).toBe(0);
+    // Each template sets its own field; applied together, the device must end with all of them.
+    const patches = [
+      { global: { apn: { name: 'race-apn' } } },
+      { global: { ntp: { server: 'ntp.race.example' } } },
+      { mqtt: { client_id: 'race-client' } },
+      { mqtt: { username: 'race-user' } },
+      { mqtt: { keepalive: 321 } },
+      { serial: { rs485: { baud: 19200 } } },
+    ];
+    const ids = await Promise.all(
+      patches.map(async (config, i) => {
+        const res = await t.inject({
+          method: 'POST',
+          url: '/api/config-templates',
+          token: a.token,
+          payload: { name: `race ${i}`, config },
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        return data<ConfigTemplateItem>(res).id;
+      }),
+    );
+    // Called in one tick (HTTP requests would arrive staggered), every apply reads the device before any of them
+    // writes: without the row lock each write is merged from that stale read and the others' changes are lost.
+    const actor = {
+      uid: a.uid,
+      username: 'race',
+      role: 'user' as const,
+      sessionId: 0,
+      ip: '127.0.0.1',
+      userAgent: 'test',
+    };
+    const applied = await Promise.all(
+      ids.map((id) => applyConfigTemplate(t.app.deps, actor, id, ['CT-RACE'])),
+    );
+    const state = data<{ expect_config: unknown; expect_config_version: number }>(
+      await t.inject({ method: 'GET', url: '/api/devices/CT-RACE/config', token: a.token }),
+    );
+    expect(state.expect_config).toEqual({
+      global: { apn: { name: 'race-apn' }, ntp: { server: 'ntp.race.example' } },
+      mqtt: { client_id: 'race-client', username: 'race-user', keepalive: 321 },
+      serial: { rs485: { baud: 19200 } },
+    });
+    expect(state.expect_config_version).toBe(patches.length);
+    // Each apply produced its own version: 1..n, none reused.
+    const versions = applied.map((r) => r.results[0]?.version).sort();
+    expect(versions).toEqual(patches.map((_, i) => i + 1));
   });
 });
 

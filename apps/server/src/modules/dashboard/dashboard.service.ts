@@ -4,6 +4,7 @@ import type { Actor, Deps } from '../../lib/deps';
 import { devices } from '../devices/devices.table';
 import { products } from '../products/products.table';
 import { deviceDailyStats } from '../telemetry/telemetry-stats.table';
+import { simDashboard } from '../sim/sim-dashboard.service';
 
 /** Admins see every device; anyone else their own. */
 const deviceScope = (actor: Actor) => (actor.role === 'admin' ? undefined : eq(devices.uid, actor.uid));
@@ -43,6 +44,7 @@ export async function dashboardOverview(deps: Deps, actor: Actor): Promise<Dashb
     online += Number(r.online);
   }
   return {
+    sim: await simDashboard(deps, actor),
     device_total: total,
     device_online: online,
     device_offline: total - online,

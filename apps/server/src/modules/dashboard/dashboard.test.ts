@@ -71,6 +71,15 @@ describe('overview', () => {
       device_online: 0,
       device_offline: 0,
       by_product: [],
+      // A user without cards, orders or balance (the SIM figures have their tests in modules/sim).
+      sim: {
+        balance_fen: 0,
+        orders_pending: 0,
+        orders_renewal: 0,
+        cards_total: 0,
+        cards_by_operator: [],
+        cards_expiring_30d: 0,
+      },
     });
     const all = await get<DashboardOverview>('/api/dashboard/overview', admin);
     expect(all).toMatchObject({ device_total: 6, device_online: 3, device_offline: 3 });

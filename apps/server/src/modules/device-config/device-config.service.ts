@@ -1,8 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
+import { mergeDeviceConfig } from '@cellhub/contract/config-templates';
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import type { DeviceConfigState } from '@cellhub/contract/devices';
 import type { ConfigMessage } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
+import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { withPlatformParam } from '../platforms/platform-params.service';
@@ -63,18 +65,47 @@ export async function putDeviceConfig(
   sn: string,
   config: DeviceConfig,
 ): Promise<DeviceConfigState> {
+  return changeExpectedConfig(deps, actor, sn, () => config);
+}
+
+/**
+ * Merges `patch` into the device's expected configuration (a configuration template) and sends the result like
+ * putDeviceConfig. The read, the merge and the write share one transaction holding the device row (SELECT ... FOR
+ * UPDATE), so a concurrent edit of the same device is merged into, never overwritten.
+ */
+export async function mergeIntoDeviceConfig(
+  deps: Deps,
+  actor: Actor,
+  sn: string,
+  patch: DeviceConfig,
+): Promise<DeviceConfigState> {
+  return changeExpectedConfig(deps, actor, sn, (current) => mergeDeviceConfig(current, patch));
+}
+
+async function changeExpectedConfig(
+  deps: Deps,
+  actor: Actor,
+  sn: string,
+  next: (current: DeviceConfig) => DeviceConfig,
+): Promise<DeviceConfigState> {
   const device = await visibleDevice(deps, actor, sn);
   const row = await deps.db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ expectConfig: devices.expectConfig })
+      .from(devices)
+      .where(eq(devices.id, device.id))
+      .for('update');
+    if (!locked) throw new AppError(10117);
     const [updated] = await tx
       .update(devices)
       .set({
-        expectConfig: config,
+        expectConfig: next(locked.expectConfig as DeviceConfig),
         expectConfigVersion: sql`${devices.expectConfigVersion} + 1`,
         configVersionDifferent: sql`${devices.configVersion} <> ${devices.expectConfigVersion} + 1`,
       })
       .where(eq(devices.id, device.id))
       .returning();
-    if (!updated) throw new Error('device vanished');
+    if (!updated) throw new AppError(10117);
     await writeDeviceLog(tx, {
       deviceId: device.id,
       event: 'config_set',

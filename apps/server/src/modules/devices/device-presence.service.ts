@@ -2,6 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import type { InfoUp } from '@cellhub/contract/protocol';
 import type { Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
+import { recordSimSwap } from '../sim/sim-cards.service';
 import type { DeviceRef } from './device-ref';
 import { devices } from './devices.table';
 
@@ -70,6 +71,8 @@ const text = (v: string | number | undefined) => (v === undefined ? undefined : 
 
 /** P/up/info: the reported fields land on the device row. */
 export async function applyInfo(deps: Deps, device: DeviceRef, info: InfoUp): Promise<void> {
+  // SIM swap: a reported iccid that differs from the stored one is recorded first (docs/sim.md).
+  if (info.iccid !== undefined) await recordSimSwap(deps.db, device.id, info.iccid, deps.now());
   await deps.db
     .update(devices)
     .set({

@@ -9,6 +9,7 @@ import {
   deviceDetail,
   deviceImportQuery,
   deviceImportResult,
+  deviceListEnvelope,
   deviceListItem,
   deviceListQuery,
   deviceUpdateBody,
@@ -42,14 +43,17 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: 'List devices (keyword matches sn, name, imei, iccid; product_key; online=0|1)',
+        summary:
+          'List devices, newest first (keyword: substring of sn, name, imei or iccid; product_key; online=0|1). ' +
+          '`total` is exact while `total_exact` is true; otherwise it is a lower bound (the count stops at ' +
+          'DEVICE_LIST_COUNT_CAP matches past the page start)',
         querystring: deviceListQuery,
-        response: listResponses(deviceListItem, ...SIGNED_IN),
+        response: { ...listResponses(deviceListItem, ...SIGNED_IN), 200: deviceListEnvelope },
       },
     },
     async (req) => {
-      const { items, total } = await listDevices(app.deps, actorOf(req), req.query);
-      return okList(items, total);
+      const { items, total, totalExact } = await listDevices(app.deps, actorOf(req), req.query);
+      return { ...okList(items, total), total_exact: totalExact };
     },
   );
 

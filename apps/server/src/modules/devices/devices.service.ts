@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, inArray, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type deviceCreateBody,
   type DeviceCreateLine,
   type DeviceDetail,
+  deviceItem,
   type DeviceItem,
   type DeviceListItem,
   type DeviceListQuery,
@@ -13,16 +14,17 @@ import {
 import { type PropertyValue, SN_RULE } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { likeKeyword } from '../../lib/paging';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { products } from '../products/products.table';
 import { visibleProduct } from '../products/products.service';
-import { deviceProperties, devicePropertyLatest } from '../telemetry/telemetry.table';
+import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
 import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
-import { type DeviceRow, devices } from './devices.table';
+import { type DeviceRow, devices, deviceSearchText } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
 /** 32 random characters (192 bits), the MQTT password of PROTOCOL.md. */
@@ -177,67 +179,98 @@ export async function createDevices(
     .map((sn) => lines.get(sn) ?? { sn, code: 20402, result: 'exists' as const });
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/**
+ * The columns of a list row, named as the contract's item fields (they are the table's column names), with times as
+ * ISO strings, so a row from the database is an item as it stands. Built once from the contract's shape (field
+ * names are code constants, so the raw SQL takes no outside input).
+ */
+const LIST_COLUMNS = sql.raw(
+  Object.keys(deviceItem.shape)
+    .filter((k) => k !== 'product_name')
+    .map((k) =>
+      k === 'activatedat' || k === 'lastcommunicationat' || k === 'createdat' || k === 'updatedat'
+        ? `to_char(d.${k} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${k}`
+        : `d.${k}`,
+    )
+    .join(', '),
+);
 
-export async function listDevices(
-  deps: Deps,
-  actor: Actor,
-  query: DeviceListQuery,
-): Promise<{ items: DeviceListItem[]; total: number }> {
+/** The filters of a list query as one WHERE over `devices` (unaliased): owner, keyword, product, status. */
+function listFilter(actor: Actor, query: DeviceListQuery): SQL {
   const conditions: (SQL | undefined)[] = [visibleTo(actor)];
-  if (query.keyword) {
-    const like = `%${escapeLike(query.keyword)}%`;
-    conditions.push(
-      or(
-        ilike(devices.sn, like),
-        ilike(devices.name, like),
-        ilike(devices.imei, like),
-        ilike(devices.iccid, like),
-      ),
-    );
-  }
+  // One trigram-indexed expression instead of four ILIKEs (devices.table.ts).
+  if (query.keyword) conditions.push(ilike(deviceSearchText(devices), likeKeyword(query.keyword)));
   if (query.product_key) conditions.push(eq(devices.productKey, query.product_key));
   if (query.online) conditions.push(eq(devices.online, Number(query.online)));
-  const where = and(...conditions);
-  const [rows, [total]] = await Promise.all([
-    deps.db
-      .select({ d: devices, productName: products.name, owner: users.username })
-      .from(devices)
-      .innerJoin(products, eq(products.productKey, devices.productKey))
-      .leftJoin(users, eq(users.id, devices.uid))
-      .where(where)
-      .orderBy(desc(devices.id))
-      .limit(query.per_page)
-      .offset((query.current - 1) * query.per_page),
-    deps.db.select({ n: count() }).from(devices).where(where),
-  ]);
-  // One indexed lookup for the whole page: the latest-value table is keyed by (device_id, key).
-  const latest = rows.length
-    ? await deps.db
-        .select()
-        .from(devicePropertyLatest)
-        .where(
-          inArray(
-            devicePropertyLatest.deviceId,
-            rows.map((r) => r.d.id),
-          ),
-        )
-    : [];
-  const values = new Map<number, Record<string, PropertyValue>>();
-  for (const l of latest) {
-    const v = values.get(l.deviceId) ?? {};
-    v[l.key] = l.num ?? l.txt ?? l.bool ?? 0;
-    values.set(l.deviceId, v);
-  }
-  return {
-    items: rows.map((r) => ({
-      ...toDeviceItem(r.d, r.productName),
-      owner: r.owner,
-      last_values: values.get(r.d.id) ?? {},
-    })),
-    total: total?.n ?? 0,
-  };
+  return and(...conditions) ?? sql`true`;
 }
+
+export interface DeviceListPage {
+  items: DeviceListItem[];
+  total: number;
+  /** False when the count stopped at its cap: `total` is then a lower bound. */
+  totalExact: boolean;
+}
+
+/**
+ * One page of the devices the actor may see, newest first, in one statement: the page's ids from the
+ * (owner, filter..., id) index (read backwards, so a deep page skips index entries, not rows), then those rows with
+ * product name, owner and latest values as per-row subqueries (planning joins cost more than running them), and
+ * the number of matches.
+ *
+ * Counting every match of a 100,000-device fleet on each page cost more than everything else together, so the
+ * count stops at `offset + deviceListCountCap` matches: below that it is exact; at the cap `total` is that lower
+ * bound and `totalExact` false (the console shows "More than 10,000 devices" and can still page on).
+ */
+export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQuery): Promise<DeviceListPage> {
+  const where = listFilter(actor, query);
+  const offset = (query.current - 1) * query.per_page;
+  const bound = offset + deps.config.deviceListCountCap;
+  // Without a keyword the count and the page each read their own index range. A keyword's trigram search costs
+  // more than the matches it finds, so it runs once: the count and the page both read its (capped) matches.
+  const [head, counted, page] = query.keyword
+    ? [
+        sql`with m as (select id from devices where ${where} order by id desc limit ${bound + 1})`,
+        sql`(select count(*)::int from m)`,
+        sql`(select id from m order by id desc limit ${query.per_page} offset ${offset})`,
+      ]
+    : [
+        sql``,
+        sql`(select count(*)::int from (select 1 from devices where ${where} limit ${bound + 1}) m)`,
+        sql`(select id from devices where ${where} order by id desc limit ${query.per_page} offset ${offset})`,
+      ];
+  const rows = rowsOf<ListRow>(
+    await deps.db.execute(sql`${head}
+      select ${counted} as total, ${LIST_COLUMNS},
+        (select p.name from products p where p.product_key = d.product_key) as product_name,
+        (select u.username from users u where u.id = d.uid) as owner,
+        (select json_object_agg(l.key, coalesce(to_json(l.num), to_json(l.txt), to_json(l.bool), '0'::json))
+           from device_property_latest l where l.device_id = d.id) as last_values
+      from ${page} page
+      join devices d on d.id = page.id
+      order by d.id desc`),
+  );
+  let total = rows[0]?.total;
+  if (total === undefined) {
+    // Past the last page (or nothing matches): the count rode on the rows, so ask for it alone.
+    total =
+      offset === 0
+        ? 0
+        : (rowsOf<{ n: number }>(await deps.db.execute(sql`${head} select ${counted} as n`))[0]?.n ?? 0);
+  }
+  // Each row carries the statement's `total` too; the contract's item schema leaves it out of the answer.
+  for (const row of rows) row.last_values ??= {};
+  const items = rows as unknown as DeviceListItem[];
+  return total > bound ? { items, total: bound, totalExact: false } : { items, total, totalExact: true };
+}
+
+const rowsOf = <T>(res: unknown): T[] => (res as { rows: T[] }).rows;
+
+/** A row of the list statement: the number of matches and an item (`last_values` null without any). */
+type ListRow = Omit<DeviceListItem, 'last_values'> & {
+  total: number;
+  last_values: Record<string, PropertyValue> | null;
+};
 
 async function productName(db: DbOrTx, productKey: string): Promise<string> {
   const [p] = await db

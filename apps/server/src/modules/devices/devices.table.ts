@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   boolean,
   doublePrecision,
   index,
@@ -14,6 +15,17 @@ import {
 import { createdat, tstz, updatedat } from '../../db/columns';
 import { products } from '../products/products.table';
 import { users } from '../users/users.table';
+
+/**
+ * What the device list's keyword matches: sn, name, imei and iccid joined by a control character (keywords cannot
+ * contain one, so a match never spans two fields). The trigram index is built on exactly this expression.
+ */
+export const deviceSearchText = (t: {
+  sn: AnyPgColumn;
+  name: AnyPgColumn;
+  imei: AnyPgColumn;
+  iccid: AnyPgColumn;
+}) => sql`(${t.sn} || chr(31) || ${t.name} || chr(31) || ${t.imei} || chr(31) || ${t.iccid})`;
 
 /**
  * Devices (seed section 3). `secret` is sealed with deps.box (context `device:<sn>`); the gateway keeps decrypted
@@ -70,13 +82,22 @@ export const devices = pgTable(
     createdat: createdat(),
     updatedat: updatedat(),
   },
+  // The device list (listDevices) pages newest first within the owner and filters: each (filter..., id) index
+  // serves both the page (read backwards) and the capped count (index-only). `online` trails the product indexes
+  // (drizzle has no INCLUDE) so product + status is still index-only. See bench/RESULTS.md "Device list".
   (t) => [
     uniqueIndex('devices_sn_uq').on(t.sn),
     index('devices_uid_idx').on(t.uid, t.id),
-    index('devices_product_key_idx').on(t.productKey, t.id),
-    index('devices_online_idx')
-      .on(t.online)
-      .where(sql`${t.online} = 1`),
+    index('devices_uid_product_idx').on(t.uid, t.productKey, t.id, t.online),
+    index('devices_uid_online_idx').on(t.uid, t.online, t.id),
+    index('devices_product_key_idx').on(t.productKey, t.id, t.online),
+    index('devices_online_idx').on(t.online, t.id),
+    // Substring search over sn, name, imei and iccid: one trigram index of one expression (deviceSearchText).
+    index('devices_search_trgm_idx').using('gin', sql`${deviceSearchText(t)} gin_trgm_ops`),
+    // SIM cards find the device holding them by iccid (card lists, reminders, OTA checks); most devices report one.
+    index('devices_iccid_idx')
+      .on(t.iccid)
+      .where(sql`${t.iccid} <> ''`),
   ],
 );
 export type DeviceRow = typeof devices.$inferSelect;

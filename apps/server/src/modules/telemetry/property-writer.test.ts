@@ -160,4 +160,54 @@ describe('property writer', () => {
     await w.close();
     expect(w.stats).toMatchObject({ batches: 3, rows: 9, messages: 3 });
   });
+  it('with several statements in flight stores every row once, counts every message once, keeps the newest value', async () => {
+    const [a, b, c] = ids as [number, number, number];
+    const before = await dailyStats();
+    const histBefore = rowsOf<{ n: number }>(
+      await t.app.deps.db.execute(
+        sql`select count(*)::int as n from device_properties where key = 'inflight'`,
+      ),
+    )[0]!.n;
+    const w = new PropertyWriter(t.app.deps.db, {
+      maxBatchRows: 7,
+      maxDelayMs: 0,
+      maxQueueRows: 10_000,
+      countsEveryMs: 0,
+      maxInFlight: 3,
+    });
+    const ts = Date.now() + 60_000;
+    const writes: Promise<void>[] = [];
+    // 300 messages in batches of 7 rows: dozens of statements, up to three at a time, each also upserting the same
+    // latest rows and (every statement, countsEveryMs 0) the daily counts.
+    for (let i = 0; i < 300; i++) {
+      const id = [a, b, c][i % 3]!;
+      writes.push(w.write(id, [{ ts: ts + i, params: { inflight: i } }]));
+    }
+    await Promise.all(writes);
+    await w.flush();
+    expect(w.stats.failures).toBe(0);
+    expect(w.stats.batches).toBeGreaterThan(10);
+    const after = await dailyStats();
+    for (const id of [a, b, c]) expect((after.get(id) ?? 0) - (before.get(id) ?? 0)).toBe(100);
+    const hist = rowsOf<{ n: number }>(
+      await t.app.deps.db.execute(
+        sql`select count(*)::int as n from device_properties where key = 'inflight'`,
+      ),
+    )[0]!.n;
+    expect(hist - histBefore).toBe(300);
+    const latest = rowsOf<{ device_id: number; num: number }>(
+      await t.app.deps.db.execute(
+        sql`select device_id, num from device_property_latest where key = 'inflight' order by device_id`,
+      ),
+    );
+    // The newest value per device wins whichever statement committed last.
+    expect(new Map(latest.map((r) => [r.device_id, r.num]))).toEqual(
+      new Map([
+        [a, 297],
+        [b, 298],
+        [c, 299],
+      ]),
+    );
+    await w.close();
+  });
 });

@@ -24,6 +24,12 @@ export interface PropertyWriterOptions {
    * message in a batch comes from another device.
    */
   countsEveryMs: number;
+  /**
+   * Statements in flight at once. PostgreSQL overlaps one batch's commit with the next batch's insert (the latest
+   * values are upserted in (device, key) order, so two statements never wait on each other in a cycle); PGlite has
+   * one connection, where 1 is right.
+   */
+  maxInFlight?: number;
 }
 
 export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
@@ -31,6 +37,7 @@ export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
   maxDelayMs: 10,
   maxQueueRows: 50_000,
   countsEveryMs: 5000,
+  maxInFlight: 1,
 };
 
 interface DeviceSlot {
@@ -279,43 +286,83 @@ export class PropertyWriter {
     this.flushing = true;
     let resolveRun!: () => void;
     this.running = new Promise<void>((r) => (resolveRun = r));
+    const inFlight = new Set<Promise<void>>();
+    // Only one statement at a time carries the daily counts, so a count is never written twice.
+    let countsCarried = false;
+    let countsTail = false;
     try {
       let batch = this.next();
       // Counts alone (connects, or the window elapsed with no rows) travel in an empty batch.
       if (!batch && countsDue && this.counts.size > 0) batch = new Batch();
-      for (; batch; batch = this.next()) {
+      for (;;) {
+        if (!batch) {
+          if (inFlight.size === 0) break;
+          // Rows that arrive while the last statements run form the next batch.
+          await Promise.race(inFlight);
+          batch = this.next();
+          // Counts left by batches that ran beside the carrier go out in one last statement.
+          if (!batch && inFlight.size === 0 && countsDue && !countsTail && this.counts.size > 0) {
+            countsTail = true;
+            batch = new Batch();
+          }
+          continue;
+        }
         this.queuedRows -= batch.rows;
         for (const wake of this.waitingForRoom.splice(0)) wake();
-        const withCounts = countsDue || Date.now() - this.countsAt >= this.options.countsEveryMs;
-        // This batch's own messages count only once it committed, so they join the pending counts either in this
-        // statement or after it succeeded.
-        const carried = new Map(this.counts);
-        const counts = new Map(carried);
-        for (const [id, slot] of batch.devices) counts.set(id, (counts.get(id) ?? 0) + slot.messages);
-        try {
-          await this.insert(batch, withCounts ? counts : undefined);
-          if (withCounts) {
-            // Devices marked active while the statement ran (not carried) stay for the next round.
-            for (const id of carried.keys()) this.counts.delete(id);
-            this.countsAt = Date.now();
-          } else {
-            for (const [id, slot] of batch.devices)
-              this.counts.set(id, (this.counts.get(id) ?? 0) + slot.messages);
-          }
-          if (batch.rows > 0) this.stats.batches++;
-          this.stats.rows += batch.rows;
-          this.stats.messages += batch.messages;
-          batch.resolve();
-        } catch (err) {
-          this.stats.failures++;
-          batch.reject(err);
-        }
+        const withCounts =
+          !countsCarried && (countsDue || Date.now() - this.countsAt >= this.options.countsEveryMs);
+        if (withCounts) countsCarried = true;
+        const done: Promise<void> = this.commit(batch, withCounts).finally(() => {
+          inFlight.delete(done);
+          if (withCounts) countsCarried = false;
+        });
+        inFlight.add(done);
+        if (inFlight.size >= (this.options.maxInFlight ?? 1)) await Promise.race(inFlight);
+        batch = this.next();
       }
     } finally {
       this.flushing = false;
       resolveRun();
     }
     this.scheduleCounts();
+  }
+
+  /** Writes one batch (with the pending daily counts when `withCounts`) and settles its messages' promise. */
+  private async commit(batch: Batch, withCounts: boolean): Promise<void> {
+    // This batch's own messages count only once it committed, so they join the pending counts either in this
+    // statement or after it succeeded.
+    const carried = withCounts ? new Map(this.counts) : undefined;
+    let counts: Map<number, number> | undefined;
+    if (carried) {
+      counts = new Map(carried);
+      for (const [id, slot] of batch.devices) counts.set(id, (counts.get(id) ?? 0) + slot.messages);
+    }
+    try {
+      await this.insert(batch, counts).catch((err: unknown) => {
+        // A deadlock cannot arise from our lock order, but if PostgreSQL reports one the statement is retried once.
+        if ((err as { code?: string }).code === '40P01') return this.insert(batch, counts);
+        throw err;
+      });
+      if (carried) {
+        // Subtract what was written: other batches may have added to the same devices meanwhile.
+        for (const [id, n] of carried) {
+          const now = this.counts.get(id) ?? 0;
+          if (now <= n) this.counts.delete(id);
+          else this.counts.set(id, now - n);
+        }
+        this.countsAt = Date.now();
+      } else {
+        for (const [id, slot] of batch.devices)
+          this.counts.set(id, (this.counts.get(id) ?? 0) + slot.messages);
+      }
+      if (batch.rows > 0) this.stats.batches++;
+      this.stats.rows += batch.rows;
+      this.stats.messages += batch.messages;
+      batch.resolve();
+    } catch (err) {
+      this.stats.failures++;
+      batch.reject(err);
+    }
   }
 
   async close(): Promise<void> {
@@ -331,8 +378,13 @@ export class PropertyWriter {
     const lNums: (number | null)[] = [];
     const lTxts: (string | null)[] = [];
     const lBools: (boolean | null)[] = [];
-    for (const [id, slot] of b.devices) {
-      for (const [key, i] of slot.latest) {
+    // (device, key) order: two statements in flight lock the rows they share in the same order.
+    const deviceIds = [...b.devices.keys()].sort((x, y) => x - y);
+    for (const id of deviceIds) {
+      const slot = b.devices.get(id)!;
+      const keys = [...slot.latest.keys()].sort();
+      for (const key of keys) {
+        const i = slot.latest.get(key)!;
         l.ids.push(id);
         l.keys.push(key);
         l.tss.push(b.tss[i]!);
@@ -341,8 +393,8 @@ export class PropertyWriter {
         lBools.push(b.bools[i]!);
       }
     }
-    const sIds = counts ? [...counts.keys()] : [];
-    const sCounts = counts ? [...counts.values()] : [];
+    const sIds = counts ? [...counts.keys()].sort((x, y) => x - y) : [];
+    const sCounts = sIds.map((id) => counts!.get(id)!);
     // unnest() keeps the statement at a fixed number of parameters whatever the batch size (no 65535 ceiling);
     // timestamps travel as Unix ms, which to_timestamp turns back into the exact millisecond.
     await this.db.execute(sql`

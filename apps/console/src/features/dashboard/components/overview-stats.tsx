@@ -7,17 +7,19 @@ import {
   IconMobile,
   IconSync,
 } from '@arco-design/web-react/icon';
+import { formatFen } from '@cellhub/contract/sim';
 import type { ReactNode } from 'react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
 import styles from '../pages/workplace-page.module.css';
 
 /**
- * The Workplace figures of seed section 1. Device figures come from /api/dashboard/overview; balance, orders and
- * SIM cards arrive with the SIM issue, and until then show a dash rather than a number nobody counted.
+ * The Workplace figures of seed section 1, from /api/dashboard/overview: devices, and the SIM part (balance in fen,
+ * orders, cards by operator, cards expiring within 30 days). A figure not loaded yet shows a dash.
  */
 export interface Overview {
-  balance?: number;
+  /** The caller's balance in fen (shown as yuan). */
+  balanceFen?: number;
   pendingOrders?: number;
   renewalOrders?: number;
   simTotal?: number;
@@ -25,6 +27,8 @@ export interface Overview {
   deviceOnline?: number;
   deviceOffline?: number;
   simByOperator?: { cmcc: number; cucc: number; ctcc: number };
+  /** Cards whose package expires within 30 days. */
+  simExpiring?: number;
 }
 
 const NONE = '--';
@@ -36,6 +40,7 @@ function Stat({
   value,
   unit,
   testId,
+  sub,
 }: {
   icon: ReactNode;
   color: string;
@@ -43,6 +48,8 @@ function Stat({
   value: ReactNode;
   unit?: string;
   testId?: string;
+  /** A small line under the figure (cards expiring soon). */
+  sub?: ReactNode;
 }) {
   return (
     <div className={styles.stat} data-testid={testId}>
@@ -58,6 +65,7 @@ function Stat({
           {value}
           {unit && value !== NONE && <span className={styles.statUnit}>{unit}</span>}
         </div>
+        {sub}
       </div>
     </div>
   );
@@ -73,7 +81,8 @@ export default function OverviewStats({ data }: { data: Overview }) {
         icon={<span className={styles.yuan}>¥</span>}
         color="orange"
         label={t('workplace.balance')}
-        value={data.balance === undefined ? NONE : `¥${data.balance.toFixed(2)}`}
+        value={data.balanceFen === undefined ? NONE : `¥${formatFen(data.balanceFen)}`}
+        testId="stat-balance"
       />
       <Stat
         icon={<IconFile />}
@@ -81,6 +90,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
         label={t('workplace.pendingOrders')}
         value={n(data.pendingOrders)}
         unit={t('workplace.unit.order')}
+        testId="stat-pending-orders"
       />
       <Stat
         icon={<IconSync />}
@@ -88,6 +98,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
         label={t('workplace.renewalOrders')}
         value={n(data.renewalOrders)}
         unit={t('workplace.unit.order')}
+        testId="stat-renewal-orders"
       />
       <Stat
         icon={<IconIdcard />}
@@ -95,6 +106,19 @@ export default function OverviewStats({ data }: { data: Overview }) {
         label={t('workplace.simTotal')}
         value={n(data.simTotal)}
         unit={t('workplace.unit.card')}
+        testId="stat-sim-total"
+        sub={
+          data.simExpiring !== undefined && (
+            <div
+              className={styles.statSub}
+              title={t('workplace.simExpiring.hint')}
+              style={data.simExpiring > 0 ? { color: 'rgb(var(--danger-6))' } : undefined}
+              data-testid="stat-sim-expiring"
+            >
+              {t('workplace.simExpiring', { count: data.simExpiring })}
+            </div>
+          )
+        }
       />
       <Stat
         icon={<IconMobile />}
@@ -124,6 +148,7 @@ export default function OverviewStats({ data }: { data: Overview }) {
         icon={<IconIdcard />}
         color="gold"
         label={t('workplace.simByOperator')}
+        testId="stat-sim-operators"
         value={
           <Tooltip
             content={`${t('workplace.operator.cmcc')} / ${t('workplace.operator.cucc')} / ${t('workplace.operator.ctcc')}`}

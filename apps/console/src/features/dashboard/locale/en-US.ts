@@ -2,8 +2,7 @@ import type zhCN from './zh-CN';
 
 const enUS: Record<keyof typeof zhCN, string> = {
   'workplace.welcome': 'Welcome back, {name}',
-  'workplace.overviewHint':
-    'Device figures are live; balance, orders and SIM figures arrive with the SIM card module.',
+  'workplace.overviewHint': 'Devices, balance, orders and SIM cards, refreshed every 30 s.',
   'workplace.balance': 'Balance',
   'workplace.pendingOrders': 'Pending orders',
   'workplace.renewalOrders': 'Renewal orders',
@@ -15,6 +14,9 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'workplace.operator.cmcc': 'Mobile',
   'workplace.operator.cucc': 'Unicom',
   'workplace.operator.ctcc': 'Telecom',
+  'workplace.operator.other': 'Other',
+  'workplace.simExpiring': '{count} expiring soon',
+  'workplace.simExpiring.hint': 'Cards whose package expires within 30 days',
   'workplace.unit.yuan': 'CNY',
   'workplace.unit.count': '',
   'workplace.unit.card': '',

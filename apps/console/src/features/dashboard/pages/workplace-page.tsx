@@ -21,13 +21,19 @@ export default function WorkplacePage() {
     () => (overview?.by_product ?? []).map((p) => ({ name: p.product_name, value: p.total })),
     [overview],
   );
+  const sim = overview?.sim;
+  const simCount = (op: string) => sim?.cards_by_operator.find((o) => o.operator === op)?.total ?? 0;
   const operatorShares = useMemo(
-    () => [
-      { name: t('workplace.operator.cmcc'), value: 0 },
-      { name: t('workplace.operator.cucc'), value: 0 },
-      { name: t('workplace.operator.ctcc'), value: 0 },
-    ],
-    [t],
+    () =>
+      [
+        { name: t('workplace.operator.cmcc'), value: simCount('china_mobile') },
+        { name: t('workplace.operator.cucc'), value: simCount('china_unicom') },
+        { name: t('workplace.operator.ctcc'), value: simCount('china_telecom') },
+        { name: t('workplace.operator.other'), value: simCount('other') },
+      ].filter((s, i) => i < 3 || s.value > 0),
+    // simCount reads `sim`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [t, sim],
   );
 
   return (
@@ -44,6 +50,16 @@ export default function WorkplacePage() {
                     deviceTotal: overview.device_total,
                     deviceOnline: overview.device_online,
                     deviceOffline: overview.device_offline,
+                    balanceFen: overview.sim.balance_fen,
+                    pendingOrders: overview.sim.orders_pending,
+                    renewalOrders: overview.sim.orders_renewal,
+                    simTotal: overview.sim.cards_total,
+                    simExpiring: overview.sim.cards_expiring_30d,
+                    simByOperator: {
+                      cmcc: simCount('china_mobile'),
+                      cucc: simCount('china_unicom'),
+                      ctcc: simCount('china_telecom'),
+                    },
                   }
                 : {}
             }

@@ -48,6 +48,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'device.stock': 'In stock',
   'device.never': 'Never',
   'device.total': '{total} devices',
+  'device.totalAtLeast': 'More than {total} devices',
   'device.live.open': 'Live',
   'device.live.off': 'Live updates lost, reconnecting',
   'device.action.detail': 'Detail',
@@ -69,6 +70,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'device.export.done': '{count} devices exported',
   'device.export.truncated':
     '{total} devices match the filter; only the first {limit} were exported. Narrow the filter to export the rest.',
+  'device.export.truncatedMany':
+    'More than {limit} devices match the filter; only the first {limit} were exported. Narrow the filter to export the rest.',
   'device.export.empty': 'No devices to export',
   'device.empty': 'No devices yet',
   'device.empty.hint': 'Add devices, or bind one with the SN and secret on its label.',

@@ -104,7 +104,11 @@ export default function DeviceListPage() {
     };
     setExporting(t('device.export.progress', { loaded: 0, total: data?.total ?? 0 }));
     try {
-      const { rows: all, total } = await fetchForExport(filter, (loaded, of) =>
+      const {
+        rows: all,
+        total,
+        totalExact,
+      } = await fetchForExport(filter, (loaded, of) =>
         setExporting(t('device.export.progress', { loaded, total: of })),
       );
       if (all.length === 0) {
@@ -118,7 +122,9 @@ export default function DeviceListPage() {
       download(await (format === 'csv' ? toCsv(table) : toXlsx(table)), exportFileName(format));
       if (total > all.length) {
         Message.warning({
-          content: t('device.export.truncated', { total, limit: EXPORT_LIMIT }),
+          content: totalExact
+            ? t('device.export.truncated', { total, limit: EXPORT_LIMIT })
+            : t('device.export.truncatedMany', { limit: EXPORT_LIMIT }),
           duration: 8000,
         });
       } else Message.success(t('device.export.done', { count: all.length }));
@@ -340,7 +346,12 @@ export default function DeviceListPage() {
             noDataElement={empty}
             scroll={{ x: 'max-content' }}
             pagination={{
-              ...listPagination(params, setParams, data?.total, (total) => t('device.total', { total })),
+              ...listPagination(params, setParams, data?.total, (total) =>
+                // A large fleet is counted up to a cap past this page: the total is then "at least".
+                data?.totalExact === false
+                  ? t('device.totalAtLeast', { total: total.toLocaleString() })
+                  : t('device.total', { total }),
+              ),
               sizeOptions: [10, 20, 50, 100],
             }}
           />
