@@ -102,6 +102,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         consoleDist: path.join(dataDir, 'no-console'),
         // The flood guard has its own tests; elsewhere it would only make tests depend on their speed.
         rateLimitPerMinute: 0,
+        // Tests share one Mosquitto (TEST_MQTT_URL) and run in parallel: apps of different tests must not split
+        // each other's device traffic in one shared-subscription group. Instances of one test pass the same group.
+        mqttShareGroup: `test-${randomBytes(6).toString('hex')}`,
         ...options.config,
       },
     });

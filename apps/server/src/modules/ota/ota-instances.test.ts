@@ -212,9 +212,11 @@ const haveBroker = !!process.env.TEST_MQTT_URL || existsSync('/usr/sbin/mosquitt
 describe.skipIf(!onPostgres || !haveBroker)('two instances on one PostgreSQL database', () => {
   it('dispatch each device exactly once between them', async () => {
     const broker = await sharedBroker();
-    const a = await buildTestApp({ config: { mqttUrl: broker.url } });
+    // One deployment: both instances in the same shared-subscription group (its own, not other tests').
+    const mqttShareGroup = `duo-${Date.now()}`;
+    const a = await buildTestApp({ config: { mqttUrl: broker.url, mqttShareGroup } });
     const b = await buildTestApp({
-      config: { mqttUrl: broker.url, databaseUrl: a.app.deps.config.databaseUrl },
+      config: { mqttUrl: broker.url, mqttShareGroup, databaseUrl: a.app.deps.config.databaseUrl },
     });
     // Small claims, so the two dispatchers interleave on the same task.
     a.app.ota.options.batchSize = 3;

@@ -16,9 +16,10 @@ const NOW = Date.UTC(2030, 0, 10);
 
 beforeAll(async () => {
   t = await buildTestApp();
-  // Sessions expire: move the clock before anyone signs in.
-  t.clock.advance(NOW - t.clock.now().getTime());
+  // Sessions expire: move the clock before anyone signs in. Frozen first, so it stands at NOW exactly (frozen
+  // after the move, the real clock could tick a millisecond in between).
   t.clock.freeze();
+  t.clock.advance(NOW - t.clock.now().getTime());
   a = await t.createUser();
   b = await t.createUser();
   admin = await t.adminToken();
