@@ -52,6 +52,8 @@ export interface BuildAppOptions {
   /** Fastify's logger option; defaults to pino at LOG_LEVEL. */
   logger?: FastifyServerOptions['logger'];
   now?: () => Date;
+  /** Tests: an in-memory (`memory://`) database starts from this PGlite dump of an already migrated one. */
+  pgliteTemplate?: Blob;
 }
 
 /**
@@ -86,7 +88,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     }
   });
 
-  const database = await openDatabase(config.databaseUrl, config.dataDir);
+  const database = await openDatabase(config.databaseUrl, config.dataDir, {
+    pgliteLoadDataDir: config.databaseUrl === 'memory://' ? options.pgliteTemplate : undefined,
+  });
   try {
     await database.migrate();
   } catch (err) {

@@ -22,6 +22,8 @@ export interface Database {
   driver: 'pglite' | 'postgres';
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  /** PGlite only: the whole data directory as a tarball (tests start later databases from a migrated one). */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,11 @@ const MIGRATION_LOCK = 727_001;
 /**
  * `databaseUrl` postgres://... → node-postgres; `memory://` → throwaway PGlite; undefined → PGlite in DATA_DIR/pg.
  */
-export async function openDatabase(databaseUrl: string | undefined, dataDir: string): Promise<Database> {
+export async function openDatabase(
+  databaseUrl: string | undefined,
+  dataDir: string,
+  options: { pgliteLoadDataDir?: Blob } = {},
+): Promise<Database> {
   if (databaseUrl && /^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
     // An idle client dropped by the server must not crash the process; the pool replaces it.
@@ -67,7 +73,9 @@ export async function openDatabase(databaseUrl: string | undefined, dataDir: str
   // pg_trgm backs the device list's substring search (a migration creates the extension); PostgreSQL has it in
   // its contrib package, PGlite ships it as a loadable bundle.
   const extensions = { pg_trgm };
-  const client = dir ? new PGlite(dir, { extensions }) : new PGlite({ extensions });
+  const client = dir
+    ? new PGlite(dir, { extensions })
+    : new PGlite({ extensions, loadDataDir: options.pgliteLoadDataDir });
   await client.waitReady;
   const pgliteDb = drizzlePglite({ client });
   const db: Db = pgliteDb;
@@ -83,6 +91,9 @@ export async function openDatabase(databaseUrl: string | undefined, dataDir: str
     },
     async close() {
       if (!client.closed) await client.close();
+    },
+    async dumpDataDir() {
+      return client.dumpDataDir('none');
     },
   };
 }

@@ -1,11 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../app';
 import type { Config } from '../config';
+import { openDatabase } from '../db/client';
+import { migrationsFolder } from '../lib/paths';
 import { CapturingSmsProvider } from '../lib/sms';
 
 export const ADMIN_PASSWORD = 'Admin123';
@@ -51,16 +53,86 @@ export interface TestAppOptions {
   beforeReady?: (app: FastifyInstance) => void | Promise<void>;
 }
 
-/** A fresh PostgreSQL database per app when TEST_DB=postgres, else PGlite in memory. */
-async function testDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (process.env.TEST_DB !== 'postgres') return { url: 'memory://', drop: async () => undefined };
+/**
+ * Migrating a fresh database is most of an app's start (PGlite about 3 s, PostgreSQL about 1 s), and every test file
+ * builds apps. So one PGlite is migrated once and the others start from its dump (a file in the temporary
+ * directory, named by a hash of the migrations), and PostgreSQL test
+ * databases are copies of one migrated template database (named by a hash of the migrations, so a new migration
+ * makes a new template).
+ */
+let pgliteTemplate: Promise<Blob> | undefined;
+function migratedPglite(): Promise<Blob> {
+  // On disk, so the other test files (each imports this module afresh) and workers reuse it.
+  const file = path.join(tmpdir(), `cellhub-pglite-${migrationsHash()}.tar`);
+  pgliteTemplate ??= (async () => {
+    if (existsSync(file)) return new Blob([readFileSync(file)]);
+    const database = await openDatabase('memory://', tmpdir());
+    try {
+      await database.migrate();
+      const dump = await database.dumpDataDir!();
+      const partial = `${file}.${process.pid}`;
+      writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+      renameSync(partial, file);
+      return dump;
+    } finally {
+      await database.close();
+    }
+  })();
+  return pgliteTemplate;
+}
+
+const migrationsHash = () =>
+  createHash('sha256')
+    .update(readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json')))
+    .digest('hex')
+    .slice(0, 12);
+
+// Arbitrary constant: one worker creates the template while the others wait.
+const TEMPLATE_LOCK = 727_002;
+
+async function templateDatabase(admin: pg.Client, base: string): Promise<string> {
+  const name = `cellhub_tpl_${migrationsHash()}`;
+  const exists = async () =>
+    (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+  if (await exists()) return name;
+  await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+  try {
+    if (await exists()) return name;
+    // Built under another name and renamed when complete, so no one copies a half-migrated template.
+    const building = `${name}_building`;
+    await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${building}`);
+    const url = new URL(base);
+    url.pathname = `/${building}`;
+    const database = await openDatabase(url.toString(), tmpdir());
+    try {
+      await database.migrate();
+    } finally {
+      await database.close();
+    }
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    return name;
+  } finally {
+    await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+  }
+}
+
+/** A fresh PostgreSQL database per app when TEST_DB=postgres, else PGlite in memory (from the worker's dump). */
+async function testDatabase(): Promise<{ url: string; template?: Blob; drop(): Promise<void> }> {
+  if (process.env.TEST_DB !== 'postgres') {
+    return { url: 'memory://', template: await migratedPglite(), drop: async () => undefined };
+  }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
   const name = `cellhub_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    const template = await templateDatabase(admin, base);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
@@ -92,6 +164,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       logger: false,
       smsProvider: sms,
       now: clock.now,
+      pgliteTemplate: database.template,
       config: {
         dataDir,
         databaseUrl: database.url,
