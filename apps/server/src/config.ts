@@ -63,6 +63,8 @@ const envSchema = z.object({
     .default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   DEVICE_LIST_COUNT_CAP: z.coerce.number().int().min(1).default(10_000),
+  SESSION_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  DEVICE_LIST_COUNT_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   SMS_PROVIDER: z.enum(['log']).default('log'),
   SMS_CODE_LOG_FILE: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -126,6 +128,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** The device list counts at most this many matches past the page start; above it `total` is a lower bound. */
   deviceListCountCap: number;
+  /** A session the database confirmed is trusted this long without a lookup (revocations still end it at once). */
+  sessionCacheMs: number;
+  /** The device list reuses a count of the same owner and filters this long (0: count on every page). */
+  deviceListCountCacheMs: number;
   smsProvider: 'log';
   smsCodeLogFile: string | undefined;
   logLevel: string;
@@ -198,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimit: e.BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     deviceListCountCap: e.DEVICE_LIST_COUNT_CAP,
+    sessionCacheMs: e.SESSION_CACHE_MS,
+    deviceListCountCacheMs: e.DEVICE_LIST_COUNT_CACHE_MS,
     smsProvider: e.SMS_PROVIDER,
     smsCodeLogFile: e.SMS_CODE_LOG_FILE ? path.resolve(e.SMS_CODE_LOG_FILE) : undefined,
     logLevel: e.LOG_LEVEL,

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { AppError, RateLimitError } from '../lib/app-error';
 import type { Actor, RequestContext } from '../lib/deps';
 import { authenticate } from '../modules/auth/auth.service';
+import { SessionCache } from '../modules/auth/session-cache';
 
 export const requestContext = (request: FastifyRequest): RequestContext => ({
   ip: request.ip,
@@ -59,6 +60,9 @@ export const authPlugin = fp(
     const { config } = app.deps;
     const guard =
       config.rateLimitPerMinute > 0 ? new FloodGuard(config.rateLimitPerMinute, app.deps.now) : undefined;
+    const sessions = new SessionCache(config.sessionCacheMs);
+    const stopListening = app.deps.events.onSessionsEnded((scope) => sessions.end(scope));
+    app.addHook('onClose', async () => stopListening());
 
     app.addHook('onRequest', async (request) => {
       const url = request.routeOptions.url;
@@ -71,7 +75,7 @@ export const authPlugin = fp(
       const auth = routeConfig.auth ?? 'user';
       if (auth === 'public') return;
       const token = bearer(request);
-      const actor = token ? await authenticate(app.deps, token, requestContext(request)) : undefined;
+      const actor = token ? await authenticate(app.deps, token, requestContext(request), sessions) : undefined;
       if (actor) request.actor = actor;
       if (auth === 'optional') return;
       if (!actor) throw new AppError(10102);

@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { WS_CLOSE } from '@cellhub/contract/realtime';
 import { buildTestApp, errorOf, type TestApp } from '../test/app';
+import { eventually } from '../gateway/gateway-test-kit';
 import { listenUrl, openSocket, signedInSocket, type TestSocket } from './ws-test-client';
 
 const online = (sn: string, on: 0 | 1 = 1): DeviceEvent => ({
@@ -314,6 +315,28 @@ describe.skipIf(process.env.TEST_DB !== 'postgres')('/api/ws across instances (P
       await t.inject({ method: 'POST', url: '/api/auth/logout', token: c.token });
       expect((await remote.closed).code).toBe(WS_CLOSE.revoked);
       expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      await other.close();
+    }
+  });
+  it('refuses on another instance at once a token it had just accepted (its session cache is emptied)', async () => {
+    const other = await buildTestApp({ config: { databaseUrl: t.app.deps.config.databaseUrl } });
+    try {
+      await other.app.deps.events.ready();
+      const c = await t.createUser();
+      const info = () => other.inject({ method: 'GET', url: '/api/user/info', token: c.token });
+      expect((await info()).statusCode).toBe(200); // now cached on the other instance
+      const disabled = await t.inject({
+        method: 'PUT',
+        url: `/api/users/${c.uid}/disable`,
+        token: await t.adminToken(),
+      });
+      expect(disabled.statusCode).toBe(200);
+      // Well inside the cache's 5 s: the announcement crossed over LISTEN/NOTIFY and emptied it.
+      await eventually(async () => {
+        const res = await info();
+        return res.statusCode !== 200 && errorOf(res).code === 10102 ? true : undefined;
+      }, 2000);
     } finally {
       await other.close();
     }

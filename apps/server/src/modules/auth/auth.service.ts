@@ -9,6 +9,7 @@ import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
 import { assertUnder, consume, LIMITS, reset } from '../rate-limit/rate-limit.service';
 import { users, type UserRow } from '../users/users.table';
+import type { SessionCache } from './session-cache';
 import { findUserByPhone, findUserByUsername, isUniqueViolation } from '../users/users.service';
 import { sessions } from './auth.table';
 import { useSmsCode, verifySmsCode } from './sms-code.service';
@@ -155,13 +156,21 @@ export async function logout(deps: Deps, actor: Actor): Promise<void> {
 
 /**
  * Resolves a bearer token to the signed-in caller, or undefined when it is unknown, expired or revoked, or the
- * account is disabled. One indexed query per request.
+ * account is disabled. One indexed query per request, or none while `cache` holds the session (session-cache.ts).
  */
 export async function authenticate(
   deps: Pick<Deps, 'db' | 'now'>,
   token: string,
   ctx: RequestContext,
+  cache?: SessionCache,
 ): Promise<Actor | undefined> {
+  const tokenHash = sha256Hex(token);
+  const now = deps.now().getTime();
+  const cached = cache?.get(tokenHash, now);
+  if (cached) {
+    return { ...ctx, uid: cached.uid, username: cached.username, role: cached.role, sessionId: cached.sessionId };
+  }
+  const mark = cache?.mark() ?? 0;
   const [row] = await deps.db
     .select({
       sessionId: sessions.id,
@@ -174,7 +183,8 @@ export async function authenticate(
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.uid))
-    .where(eq(sessions.tokenHash, sha256Hex(token)));
-  if (!row || row.revokedAt || row.disabled || row.expiresAt <= deps.now()) return undefined;
+    .where(eq(sessions.tokenHash, tokenHash));
+  if (!row || row.revokedAt || row.disabled || row.expiresAt.getTime() <= now) return undefined;
+  cache?.set(tokenHash, row, now, mark);
   return { ...ctx, uid: row.uid, username: row.username, role: row.role, sessionId: row.sessionId };
 }
