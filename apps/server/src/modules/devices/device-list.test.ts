@@ -193,3 +193,57 @@ describe('device list rows', () => {
     expect(stock).toMatchObject({ last_values: {}, activatedat: null, online: 0 });
   });
 });
+
+describe('device list count cache', () => {
+  let c: TestApp;
+  let owner: { uid: number; token: string };
+  let key: string;
+  const list = async (query: string) => {
+    const res = await c.inject({ method: 'GET', url: `/api/devices?${query}`, token: owner.token });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as DeviceListEnvelope;
+  };
+  beforeAll(async () => {
+    c = await buildTestApp({ config: { deviceListCountCacheMs: 3000 } });
+    owner = await c.createUser();
+    const p = await c.inject({ method: 'POST', url: '/api/products', token: owner.token, payload: { name: 'cc' } });
+    key = (p.json() as { data: { product_key: string } }).data.product_key;
+    const sns = Array.from({ length: 12 }, (_, i) => `CC-${String(i + 1).padStart(2, '0')}`);
+    const res = await c.inject({
+      method: 'POST',
+      url: '/api/devices',
+      token: owner.token,
+      payload: { product_key: key, sn: sns },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+  afterAll(() => c.close());
+
+  it('reuses a count for its TTL, yet a change through the API shows at once and the last page is exact', async () => {
+    expect((await list('per_page=5')).total).toBe(12);
+    // Two rows written behind the API's back (as another instance would): page 1's total is the cached count...
+    await c.app.deps.db.insert(devices).values(
+      ['CC-X1', 'CC-X2'].map((sn) => ({ sn, productKey: key, uid: owner.uid, secret: 'x'.repeat(16) })),
+    );
+    const page1 = await list('per_page=5');
+    expect(page1.total).toBe(12);
+    // ...while its rows are fresh,
+    expect(page1.data.map((d) => d.sn).slice(0, 2)).toEqual(['CC-X2', 'CC-X1']);
+    // and the last page counts exactly.
+    expect((await list('per_page=5&current=3')).total).toBe(14);
+    // After the TTL the count is taken again.
+    c.clock.advance(3000);
+    expect((await list('per_page=5')).total).toBe(14);
+    // A device created through the API empties the cache: the next page 1 counts it.
+    const created = await c.inject({
+      method: 'POST',
+      url: '/api/devices',
+      token: owner.token,
+      payload: { product_key: key, sn: ['CC-13'] },
+    });
+    expect(created.statusCode).toBe(200);
+    expect((await list('per_page=5')).total).toBe(15);
+    // Filters have their own counts.
+    expect((await list('per_page=5&online=1')).total).toBe(0);
+  });
+});

@@ -24,6 +24,7 @@ import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
 import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
+import { deviceCountCache } from './device-count-cache';
 import { type DeviceRow, devices, deviceSearchText } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
@@ -226,6 +227,13 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
   const where = listFilter(actor, query);
   const offset = (query.current - 1) * query.per_page;
   const bound = offset + deps.config.deviceListCountCap;
+  // A recent count of the same visibility and filters is reused (device-count-cache.ts); keyword counts are not.
+  const counts = deviceCountCache(deps);
+  const countKey = query.keyword
+    ? undefined
+    : `${actor.role === 'admin' ? '*' : actor.uid}|${query.product_key ?? ''}|${query.online ?? ''}|${bound}`;
+  const now = deps.now().getTime();
+  const cachedCount = countKey === undefined ? undefined : counts.get(countKey, now);
   // Without a keyword the count and the page each read their own index range. A keyword's trigram search costs
   // more than the matches it finds, so it runs once: the count and the page both read its (capped) matches.
   const [head, counted, page] = query.keyword
@@ -241,7 +249,7 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
       ];
   const rows = rowsOf<ListRow>(
     await deps.db.execute(sql`${head}
-      select ${counted} as total, ${LIST_COLUMNS},
+      select ${cachedCount === undefined ? counted : sql`null::int`} as total, ${LIST_COLUMNS},
         (select p.name from products p where p.product_key = d.product_key) as product_name,
         (select u.username from users u where u.id = d.uid) as owner,
         (select json_object_agg(l.key, coalesce(to_json(l.num), to_json(l.txt), to_json(l.bool), '0'::json))
@@ -250,14 +258,22 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
       join devices d on d.id = page.id
       order by d.id desc`),
   );
-  let total = rows[0]?.total;
-  if (total === undefined) {
+  let total: number;
+  if (rows.length > 0 && rows.length < query.per_page) {
+    // The last page: the exact total, whatever a cached count says.
+    total = offset + rows.length;
+  } else if (cachedCount !== undefined && rows.length > 0) {
+    total = Math.max(cachedCount, offset + rows.length);
+  } else if (rows.length > 0) {
+    total = rows[0]!.total;
+  } else {
     // Past the last page (or nothing matches): the count rode on the rows, so ask for it alone.
     total =
       offset === 0
         ? 0
         : (rowsOf<{ n: number }>(await deps.db.execute(sql`${head} select ${counted} as n`))[0]?.n ?? 0);
   }
+  if (countKey !== undefined && cachedCount === undefined) counts.set(countKey, total, now);
   // Each row carries the statement's `total` too; the contract's item schema leaves it out of the answer.
   for (const row of rows) row.last_values ??= {};
   const items = rows as unknown as DeviceListItem[];
