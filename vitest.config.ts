@@ -13,6 +13,9 @@ const serverOnPg = process.env.TEST_DATABASE_URL
 
 export default defineConfig({
   test: {
+    // Vitest leaves one core free by default, which on a 2-core CI machine means one worker; most server tests
+    // wait on PostgreSQL, the broker or timers, so two workers keep both cores busy.
+    maxWorkers: 2,
     projects: ['./packages/contract', './apps/server', ...serverOnPg, './apps/console', './apps/devsim'],
   },
 });
