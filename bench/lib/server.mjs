@@ -47,7 +47,9 @@ export async function startServer(env = {}) {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'cellhub-bench-'));
   const logPath = join(dataDir, 'server.log');
   const log = createWriteStream(logPath);
-  const child = spawn(process.execPath, [serverEntry], {
+  // CELLHUB_SERVER_NODE_ARGS: extra node flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.CELLHUB_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, serverEntry], {
     cwd: root,
     env: {
       ...process.env,
