@@ -145,7 +145,12 @@ test('admin saves email settings for a local SMTP server, sends a test mail, and
         undefined,
         token,
       );
-      expect(view.body.data.email).toMatchObject({ account, password: '******', ssl: false, port: smtp.port });
+      expect(view.body.data.email).toMatchObject({
+        account,
+        password: '******',
+        ssl: false,
+        port: smtp.port,
+      });
       expect(JSON.stringify(view.body)).not.toContain(password);
     });
 

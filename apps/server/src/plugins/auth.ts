@@ -75,7 +75,9 @@ export const authPlugin = fp(
       const auth = routeConfig.auth ?? 'user';
       if (auth === 'public') return;
       const token = bearer(request);
-      const actor = token ? await authenticate(app.deps, token, requestContext(request), sessions) : undefined;
+      const actor = token
+        ? await authenticate(app.deps, token, requestContext(request), sessions)
+        : undefined;
       if (actor) request.actor = actor;
       if (auth === 'optional') return;
       if (!actor) throw new AppError(10102);

@@ -168,7 +168,13 @@ export async function authenticate(
   const now = deps.now().getTime();
   const cached = cache?.get(tokenHash, now);
   if (cached) {
-    return { ...ctx, uid: cached.uid, username: cached.username, role: cached.role, sessionId: cached.sessionId };
+    return {
+      ...ctx,
+      uid: cached.uid,
+      username: cached.username,
+      role: cached.role,
+      sessionId: cached.sessionId,
+    };
   }
   const mark = cache?.mark() ?? 0;
   const [row] = await deps.db

@@ -70,7 +70,8 @@ export class SessionCache {
   end(scope: SessionScope): void {
     this.generation++;
     for (const [key, entry] of this.entries) {
-      if ('uid' in scope ? entry.uid === scope.uid : entry.sessionId === scope.sessionId) this.entries.delete(key);
+      if ('uid' in scope ? entry.uid === scope.uid : entry.sessionId === scope.sessionId)
+        this.entries.delete(key);
     }
   }
 

@@ -206,7 +206,12 @@ describe('device list count cache', () => {
   beforeAll(async () => {
     c = await buildTestApp({ config: { deviceListCountCacheMs: 3000 } });
     owner = await c.createUser();
-    const p = await c.inject({ method: 'POST', url: '/api/products', token: owner.token, payload: { name: 'cc' } });
+    const p = await c.inject({
+      method: 'POST',
+      url: '/api/products',
+      token: owner.token,
+      payload: { name: 'cc' },
+    });
     key = (p.json() as { data: { product_key: string } }).data.product_key;
     const sns = Array.from({ length: 12 }, (_, i) => `CC-${String(i + 1).padStart(2, '0')}`);
     const res = await c.inject({
@@ -222,9 +227,11 @@ describe('device list count cache', () => {
   it('reuses a count for its TTL, yet a change through the API shows at once and the last page is exact', async () => {
     expect((await list('per_page=5')).total).toBe(12);
     // Two rows written behind the API's back (as another instance would): page 1's total is the cached count...
-    await c.app.deps.db.insert(devices).values(
-      ['CC-X1', 'CC-X2'].map((sn) => ({ sn, productKey: key, uid: owner.uid, secret: 'x'.repeat(16) })),
-    );
+    await c.app.deps.db
+      .insert(devices)
+      .values(
+        ['CC-X1', 'CC-X2'].map((sn) => ({ sn, productKey: key, uid: owner.uid, secret: 'x'.repeat(16) })),
+      );
     const page1 = await list('per_page=5');
     expect(page1.total).toBe(12);
     // ...while its rows are fresh,

@@ -257,7 +257,9 @@ export async function assertVersionDeletable(tx: DbOrTx, versionId: number): Pro
   const [task] = await tx
     .select({ id: otaTasks.id, status: otaTasks.status })
     .from(otaTasks)
-    .where(and(eq(otaTasks.versionId, versionId), inArray(otaTasks.status, ['inactive', 'running', 'paused'])))
+    .where(
+      and(eq(otaTasks.versionId, versionId), inArray(otaTasks.status, ['inactive', 'running', 'paused'])),
+    )
     .limit(1);
   if (task) {
     throw new AppError(71005, 400, `The firmware version is used by OTA task ${task.id} (${task.status})`, {

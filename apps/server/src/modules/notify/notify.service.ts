@@ -170,7 +170,10 @@ const messageFields = (n: NotificationInput) => ({
 
 /** `details.reason` carries the provider's words, so the console can show them next to the code's own text. */
 function sendFailed(channel: NotifyChannel, reason: string): AppError {
-  return new AppError(SEND_FAILED_CODE[channel], 400, `${channel} send failed: ${reason}`, { channel, reason });
+  return new AppError(SEND_FAILED_CODE[channel], 400, `${channel} send failed: ${reason}`, {
+    channel,
+    reason,
+  });
 }
 
 /** A delivery row as the API shows it (history views, send-test answers). */
