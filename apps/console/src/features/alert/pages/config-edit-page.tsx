@@ -1,32 +1,24 @@
-import {
-  ALERT_METHODS,
-  ALERT_PUSH_MODES,
-  type AlertMethod,
-  type AlertPushMode,
-  alertConfigProblem,
-} from '@cellhub/contract/alerts';
+import { type AlertMethod, type AlertPushMode, alertConfigProblem } from '@cellhub/contract/alerts';
 import {
   Button,
   Card,
-  Checkbox,
   Form,
+  type FormInstance,
   Grid,
   Input,
   InputNumber,
   Message,
-  Radio,
   Select,
   Space,
   Spin,
-  Switch,
 } from '@arco-design/web-react';
 import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
-import { ApiError } from '../../../lib/request';
 import { useConfig, useSaveConfig, useTriggerOptions } from '../api';
 import { ContactSelect } from '../components/contact-select';
+import { MethodsField, NameEnableRow, PushModeField, ruleFormErrors } from '../components/rule-form-kit';
 import locale from '../locale';
 import styles from './alert.module.css';
 
@@ -69,12 +61,7 @@ export default function ConfigEditPage() {
     });
   }, [current, form]);
 
-  const fieldError = (field: string, message: string) =>
-    form.setFields({ [field]: { error: { message } } } as Parameters<typeof form.setFields>[0]);
-  const clearErrors = (fields: string[]) =>
-    form.setFields(
-      Object.fromEntries(fields.map((f) => [f, { error: null }])) as Parameters<typeof form.setFields>[0],
-    );
+  const { clearErrors, showProblem, showSaveError } = ruleFormErrors(form as unknown as FormInstance, t);
 
   const submit = async () => {
     let values: Values;
@@ -95,10 +82,7 @@ export default function ConfigEditPage() {
     };
     const problem = alertConfigProblem(body);
     if (problem) {
-      fieldError(
-        problem.field,
-        t(problem.code === 10113 ? `alert.rule.10113.${problem.field}` : `alert.rule.${problem.code}`),
-      );
+      showProblem(problem);
       return;
     }
     try {
@@ -106,11 +90,7 @@ export default function ConfigEditPage() {
       Message.success(t('alert.saved'));
       navigate('/alert/config/list');
     } catch (e) {
-      if (!(e instanceof ApiError) || e.httpStatus === 403) return;
-      const detail = Array.isArray(e.details) ? (e.details as { field?: string }[])[0]?.field : undefined;
-      const field = FIELD_OF[e.code] ?? detail;
-      if (field && FORM_FIELDS.has(field)) fieldError(field, e.message);
-      else Message.error(e.message);
+      showSaveError(e, FIELD_OF, FORM_FIELDS);
     }
   };
 
@@ -138,22 +118,7 @@ export default function ConfigEditPage() {
             onSubmit={submit}
             onValuesChange={(changed) => clearErrors(Object.keys(changed))}
           >
-            <Grid.Row gutter={24}>
-              <Grid.Col span={16}>
-                <Form.Item
-                  label={t('alert.field.name')}
-                  field="name"
-                  rules={[{ required: true, message: t('alert.field.name.required') }]}
-                >
-                  <Input maxLength={64} />
-                </Form.Item>
-              </Grid.Col>
-              <Grid.Col span={8}>
-                <Form.Item label={t('alert.field.enable')} field="enable" triggerPropName="checked">
-                  <Switch />
-                </Form.Item>
-              </Grid.Col>
-            </Grid.Row>
+            <NameEnableRow t={t} />
             <Form.Item label={t('alert.field.triggers')} field="trigger_ids" required>
               <Select
                 mode="multiple"
@@ -176,20 +141,7 @@ export default function ConfigEditPage() {
             <Form.Item label={t('alert.field.contacts')} field="contact_ids" required>
               <ContactSelect />
             </Form.Item>
-            <Form.Item
-              label={t('alert.field.methods')}
-              field="methods"
-              required
-              extra={t('alert.field.methods.wechatHelp')}
-            >
-              <Checkbox.Group>
-                {ALERT_METHODS.map((m) => (
-                  <Checkbox key={m} value={m}>
-                    {t(`alert.method.${m}`)}
-                  </Checkbox>
-                ))}
-              </Checkbox.Group>
-            </Form.Item>
+            <MethodsField t={t} required />
             <Grid.Row gutter={24}>
               <Grid.Col span={8}>
                 <Form.Item
@@ -202,15 +154,7 @@ export default function ConfigEditPage() {
                 </Form.Item>
               </Grid.Col>
               <Grid.Col span={16}>
-                <Form.Item label={t('alert.field.pushMode')} field="push_mode">
-                  <Radio.Group type="button">
-                    {ALERT_PUSH_MODES.map((m) => (
-                      <Radio key={m} value={m}>
-                        {t(`alert.pushMode.${m}`)}
-                      </Radio>
-                    ))}
-                  </Radio.Group>
-                </Form.Item>
+                <PushModeField t={t} />
               </Grid.Col>
             </Grid.Row>
             <Form.Item label={t('alert.field.remark')} field="remark">

@@ -1,6 +1,4 @@
 import {
-  ALERT_METHODS,
-  ALERT_PUSH_MODES,
   ALERT_TRIGGER_TYPES,
   ALERT_TYPE_VALUES,
   type AlertMethod,
@@ -12,25 +10,23 @@ import {
 import {
   Button,
   Card,
-  Checkbox,
   Form,
+  type FormInstance,
   Grid,
   Input,
   InputNumber,
   Message,
-  Radio,
   Select,
   Space,
   Spin,
-  Switch,
 } from '@arco-design/web-react';
 import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
-import { ApiError } from '../../../lib/request';
 import { useDeviceProperties, useSaveTrigger, useTrigger } from '../api';
 import { ContactSelect } from '../components/contact-select';
+import { MethodsField, NameEnableRow, PushModeField, ruleFormErrors } from '../components/rule-form-kit';
 import { DeviceSelect } from '../components/device-select';
 import locale from '../locale';
 import styles from './alert.module.css';
@@ -113,12 +109,7 @@ export default function TriggerEditPage() {
     });
   }, [current, form]);
 
-  const fieldError = (field: string, message: string) =>
-    form.setFields({ [field]: { error: { message } } } as Parameters<typeof form.setFields>[0]);
-  const clearErrors = (fields: string[]) =>
-    form.setFields(
-      Object.fromEntries(fields.map((f) => [f, { error: null }])) as Parameters<typeof form.setFields>[0],
-    );
+  const { clearErrors, showProblem, showSaveError } = ruleFormErrors(form as unknown as FormInstance, t);
 
   const submit = async () => {
     let values: Values;
@@ -147,10 +138,7 @@ export default function TriggerEditPage() {
     // The seed's rules, checked here with the same function the server uses.
     const problem = alertTriggerProblem(body);
     if (problem) {
-      fieldError(
-        problem.field,
-        t(problem.code === 10113 ? `alert.rule.10113.${problem.field}` : `alert.rule.${problem.code}`),
-      );
+      showProblem(problem);
       return;
     }
     try {
@@ -158,13 +146,7 @@ export default function TriggerEditPage() {
       Message.success(t('alert.saved'));
       navigate('/alert/device-trigger/list');
     } catch (e) {
-      if (!(e instanceof ApiError) || e.httpStatus === 403) return;
-      const detailField = Array.isArray(e.details)
-        ? (e.details as { field?: string }[])[0]?.field
-        : undefined;
-      const field = FIELD_OF[e.code] ?? detailField;
-      if (field && FORM_FIELDS.has(field)) fieldError(field, e.message);
-      else Message.error(e.message);
+      showSaveError(e, FIELD_OF, FORM_FIELDS);
     }
   };
 
@@ -185,22 +167,7 @@ export default function TriggerEditPage() {
             onValuesChange={(changed) => clearErrors(Object.keys(changed))}
           >
             <div className={styles.section}>{t('alert.form.basic')}</div>
-            <Grid.Row gutter={24}>
-              <Grid.Col span={16}>
-                <Form.Item
-                  label={t('alert.field.name')}
-                  field="name"
-                  rules={[{ required: true, message: t('alert.field.name.required') }]}
-                >
-                  <Input maxLength={64} data-testid="alert-trigger-name" />
-                </Form.Item>
-              </Grid.Col>
-              <Grid.Col span={8}>
-                <Form.Item label={t('alert.field.enable')} field="enable" triggerPropName="checked">
-                  <Switch />
-                </Form.Item>
-              </Grid.Col>
-            </Grid.Row>
+            <NameEnableRow t={t} nameTestId="alert-trigger-name" />
 
             <div className={styles.section}>{t('alert.form.condition')}</div>
             <Grid.Row gutter={24}>
@@ -279,30 +246,10 @@ export default function TriggerEditPage() {
                 </Form.Item>
               </Grid.Col>
               <Grid.Col span={16}>
-                <Form.Item label={t('alert.field.pushMode')} field="push_mode">
-                  <Radio.Group type="button">
-                    {ALERT_PUSH_MODES.map((m) => (
-                      <Radio key={m} value={m}>
-                        {t(`alert.pushMode.${m}`)}
-                      </Radio>
-                    ))}
-                  </Radio.Group>
-                </Form.Item>
+                <PushModeField t={t} />
               </Grid.Col>
             </Grid.Row>
-            <Form.Item
-              label={t('alert.field.methods')}
-              field="methods"
-              extra={t('alert.field.methods.wechatHelp')}
-            >
-              <Checkbox.Group>
-                {ALERT_METHODS.map((m) => (
-                  <Checkbox key={m} value={m}>
-                    {t(`alert.method.${m}`)}
-                  </Checkbox>
-                ))}
-              </Checkbox.Group>
-            </Form.Item>
+            <MethodsField t={t} />
             <Form.Item
               label={t('alert.field.contacts')}
               field="contact_ids"
