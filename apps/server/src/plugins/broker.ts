@@ -119,7 +119,10 @@ function connectExternal(app: FastifyInstance, url: string, clientId: string): B
     connectTimeout: 10_000,
   });
   client.on('error', (err) => app.log.warn({ err: err.message }, 'external MQTT broker error'));
-  client.on('connect', () => app.log.info({ url: new URL(url).host }, 'connected to external MQTT broker'));
+  // The client id names this instance's persistent session at the broker (docs/operations.md: removing an instance).
+  client.on('connect', () =>
+    app.log.info({ url: new URL(url).host, clientId }, 'connected to external MQTT broker'),
+  );
   app.addHook('onClose', async () => {
     await client.endAsync(true);
   });
