@@ -238,6 +238,10 @@ describe('connect storm', () => {
       payload: { config },
     });
     expect(put.statusCode).toBe(200);
+    // Devices of earlier tests in this file may still be going offline: let their changes land before counting.
+    await eventually(async () => (t.app.broker.aedes!.connectedClients === 0 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 100));
+    await t.app.gateway.presence.drain();
     const auth0 = { ...t.app.gateway.auth.stats };
     const presence0 = { ...t.app.gateway.presence.stats };
 
