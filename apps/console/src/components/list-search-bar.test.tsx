@@ -1,7 +1,7 @@
 import { Form, Input } from '@arco-design/web-react';
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { ListSearchBar } from './list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from './list-search-bar';
 
 function Harness({ onSearch }: { onSearch: (keyword: string | undefined) => void }) {
   const [form] = Form.useForm<{ keyword?: string }>();
@@ -29,5 +29,31 @@ describe('ListSearchBar', () => {
     expect(onSearch).toHaveBeenCalledTimes(2);
     expect(onSearch).toHaveBeenLastCalledWith(undefined);
     expect((screen.getByPlaceholderText('keyword') as HTMLInputElement).value).toBe('');
+  });
+
+  it('KeywordFilter searches on Enter with its value (64 characters at most); ChoiceFilter shows its placeholder', async () => {
+    const seen: { keyword?: string; kind?: string }[] = [];
+    function Filters() {
+      const [form] = Form.useForm<{ keyword?: string; kind?: string }>();
+      const search = () => seen.push({ ...form.getFieldsValue() });
+      return (
+        <ListSearchBar form={form} onSearch={search}>
+          <KeywordFilter label="Keyword" placeholder="kw" onSearch={search} />
+          <ChoiceFilter
+            label="Kind"
+            field="kind"
+            placeholder="All kinds"
+            options={[{ value: 'a', label: 'Kind A' }]}
+          />
+        </ListSearchBar>
+      );
+    }
+    render(<Filters />);
+    const input = screen.getByPlaceholderText('kw');
+    await act(async () => fireEvent.change(input, { target: { value: 'DTU' } }));
+    await act(async () => fireEvent.keyDown(input, { key: 'Enter', keyCode: 13 }));
+    expect(seen.at(-1)?.keyword).toBe('DTU');
+    expect(screen.getAllByText('All kinds').length).toBeGreaterThan(0);
+    expect((input as HTMLInputElement).maxLength).toBe(64);
   });
 });

@@ -1,4 +1,14 @@
-import { Button, Form, Space, type FormInstance, type FormProps } from '@arco-design/web-react';
+import {
+  Button,
+  Form,
+  Grid,
+  Input,
+  Select,
+  Space,
+  type FormInstance,
+  type FormProps,
+  type SelectProps,
+} from '@arco-design/web-react';
 import { IconRefresh, IconSearch } from '@arco-design/web-react/icon';
 import type { ReactNode } from 'react';
 import { useLocale } from '../lib/i18n';
@@ -39,5 +49,47 @@ export function ListSearchBar<T>({
         </Button>
       </Space>
     </div>
+  );
+}
+
+/** A keyword filter in a third of the row; Enter searches. */
+export function KeywordFilter({
+  label,
+  placeholder,
+  onSearch,
+  field = 'keyword',
+}: {
+  label: ReactNode;
+  placeholder: string;
+  onSearch: () => void;
+  field?: string;
+}) {
+  return (
+    <Grid.Col span={8}>
+      <Form.Item label={label} field={field}>
+        <Input allowClear maxLength={64} placeholder={placeholder} onPressEnter={onSearch} />
+      </Form.Item>
+    </Grid.Col>
+  );
+}
+
+/** A choice filter in a third of the row; cleared, it means "all". */
+export function ChoiceFilter({
+  label,
+  field,
+  placeholder,
+  options,
+}: {
+  label: ReactNode;
+  field: string;
+  placeholder: string;
+  options: SelectProps['options'];
+}) {
+  return (
+    <Grid.Col span={8}>
+      <Form.Item label={label} field={field}>
+        <Select placeholder={placeholder} allowClear options={options} />
+      </Form.Item>
+    </Grid.Col>
   );
 }

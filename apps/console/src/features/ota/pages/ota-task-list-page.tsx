@@ -8,7 +8,6 @@ import {
   Empty,
   Form,
   Grid,
-  Input,
   Progress,
   Result,
   Select,
@@ -21,7 +20,7 @@ import { IconPlus } from '@arco-design/web-react/icon';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -194,25 +193,17 @@ export default function OtaTaskListPage() {
       <Card bordered={false} title={t('ota.list.title')}>
         <ListSearchBar form={form} labelAlign="left" onSearch={search}>
           <Grid.Row gutter={24}>
-            <Grid.Col span={8}>
-              <Form.Item label={t('ota.filter.keyword')} field="keyword">
-                <Input
-                  placeholder={t('ota.filter.keyword.placeholder')}
-                  allowClear
-                  maxLength={64}
-                  onPressEnter={search}
-                />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={8}>
-              <Form.Item label={t('ota.filter.status')} field="status">
-                <Select
-                  placeholder={t('ota.filter.all')}
-                  allowClear
-                  options={OTA_TASK_STATUSES.map((s) => ({ label: t(`ota.status.${s}`), value: s }))}
-                />
-              </Form.Item>
-            </Grid.Col>
+            <KeywordFilter
+              label={t('ota.filter.keyword')}
+              placeholder={t('ota.filter.keyword.placeholder')}
+              onSearch={search}
+            />
+            <ChoiceFilter
+              label={t('ota.filter.status')}
+              field="status"
+              placeholder={t('ota.filter.all')}
+              options={OTA_TASK_STATUSES.map((s) => ({ label: t(`ota.status.${s}`), value: s }))}
+            />
             <Grid.Col span={8}>
               <Form.Item label={t('ota.filter.product')} field="product_key">
                 <Select

@@ -18,7 +18,6 @@ import {
   Modal,
   Popconfirm,
   Result,
-  Select,
   Space,
   Spin,
   Table,
@@ -27,7 +26,7 @@ import {
 } from '@arco-design/web-react';
 import { useRef, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
@@ -357,34 +356,23 @@ export function OrdersTable({ admin = false, toolbar }: { admin?: boolean; toolb
         onSearch={search}
       >
         <Grid.Row gutter={16}>
-          <Grid.Col span={8}>
-            <Form.Item label={t('sim.filter.keyword')} field="keyword">
-              <Input
-                placeholder={t('sim.filter.orderKeyword.placeholder')}
-                allowClear
-                maxLength={64}
-                onPressEnter={search}
-              />
-            </Form.Item>
-          </Grid.Col>
-          <Grid.Col span={8}>
-            <Form.Item label={t('sim.filter.status')} field="status">
-              <Select
-                placeholder={all}
-                allowClear
-                options={ORDER_STATUSES.map((s) => ({ label: t(`sim.orderStatus.${s}`), value: s }))}
-              />
-            </Form.Item>
-          </Grid.Col>
-          <Grid.Col span={8}>
-            <Form.Item label={t('sim.filter.kind')} field="kind">
-              <Select
-                placeholder={all}
-                allowClear
-                options={ORDER_KINDS.map((k) => ({ label: t(`sim.orderKind.${k}`), value: k }))}
-              />
-            </Form.Item>
-          </Grid.Col>
+          <KeywordFilter
+            label={t('sim.filter.keyword')}
+            placeholder={t('sim.filter.orderKeyword.placeholder')}
+            onSearch={search}
+          />
+          <ChoiceFilter
+            label={t('sim.filter.status')}
+            field="status"
+            placeholder={all}
+            options={ORDER_STATUSES.map((s) => ({ label: t(`sim.orderStatus.${s}`), value: s }))}
+          />
+          <ChoiceFilter
+            label={t('sim.filter.kind')}
+            field="kind"
+            placeholder={all}
+            options={ORDER_KINDS.map((k) => ({ label: t(`sim.orderKind.${k}`), value: k }))}
+          />
           {admin && (
             <Grid.Col span={8}>
               <Form.Item label={t('sim.filter.buyer')} field="uid">

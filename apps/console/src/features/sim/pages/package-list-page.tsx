@@ -12,12 +12,10 @@ import {
   Empty,
   Form,
   Grid,
-  Input,
   Message,
   Modal,
   Popconfirm,
   Result,
-  Select,
   Space,
   Switch,
   Table,
@@ -28,7 +26,7 @@ import {
 import { IconLock, IconPlus, IconGift } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
@@ -207,47 +205,33 @@ export default function PackageListPage() {
           onSearch={search}
         >
           <Grid.Row gutter={24}>
-            <Grid.Col span={8}>
-              <Form.Item label={t('sim.filter.keyword')} field="keyword">
-                <Input
-                  allowClear
-                  maxLength={64}
-                  placeholder={t('sim.package.keyword.placeholder')}
-                  onPressEnter={search}
-                />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={8}>
-              <Form.Item label={t('sim.field.operator')} field="operator">
-                <Select
-                  placeholder={all}
-                  allowClear
-                  options={SIM_OPERATORS.map((o) => ({ value: o, label: t(`sim.operator.${o}`) }))}
-                />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={8}>
-              <Form.Item label={t('sim.package.field.type')} field="type">
-                <Select
-                  placeholder={all}
-                  allowClear
-                  options={PACKAGE_TYPES.map((k) => ({ value: k, label: t(`sim.packageType.${k}`) }))}
-                />
-              </Form.Item>
-            </Grid.Col>
+            <KeywordFilter
+              label={t('sim.filter.keyword')}
+              placeholder={t('sim.package.keyword.placeholder')}
+              onSearch={search}
+            />
+            <ChoiceFilter
+              label={t('sim.field.operator')}
+              field="operator"
+              placeholder={all}
+              options={SIM_OPERATORS.map((o) => ({ value: o, label: t(`sim.operator.${o}`) }))}
+            />
+            <ChoiceFilter
+              label={t('sim.package.field.type')}
+              field="type"
+              placeholder={all}
+              options={PACKAGE_TYPES.map((k) => ({ value: k, label: t(`sim.packageType.${k}`) }))}
+            />
             {isAdmin && (
-              <Grid.Col span={8}>
-                <Form.Item label={t('sim.package.field.on_sale')} field="on_sale">
-                  <Select
-                    placeholder={all}
-                    allowClear
-                    options={[
-                      { value: '1', label: t('sim.package.onSale') },
-                      { value: '0', label: t('sim.package.offSale') },
-                    ]}
-                  />
-                </Form.Item>
-              </Grid.Col>
+              <ChoiceFilter
+                label={t('sim.package.field.on_sale')}
+                field="on_sale"
+                placeholder={all}
+                options={[
+                  { value: '1', label: t('sim.package.onSale') },
+                  { value: '0', label: t('sim.package.offSale') },
+                ]}
+              />
             )}
           </Grid.Row>
         </ListSearchBar>

@@ -13,12 +13,10 @@ import {
   Empty,
   Form,
   Grid,
-  Input,
   Message,
   Modal,
   Popconfirm,
   Result,
-  Select,
   Space,
   Table,
   Tag,
@@ -28,7 +26,7 @@ import {
 import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -253,34 +251,23 @@ export default function ProviderListPage() {
           onSearch={search}
         >
           <Grid.Row gutter={24}>
-            <Grid.Col span={8}>
-              <Form.Item label={t('sim.provider.name')} field="keyword">
-                <Input
-                  allowClear
-                  maxLength={64}
-                  placeholder={t('sim.provider.keyword.placeholder')}
-                  onPressEnter={search}
-                />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={8}>
-              <Form.Item label={t('sim.provider.kind')} field="kind">
-                <Select
-                  placeholder={all}
-                  allowClear
-                  options={SIM_PROVIDER_KINDS.map((k) => ({ value: k, label: t(`sim.provider.kind.${k}`) }))}
-                />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={8}>
-              <Form.Item label={t('sim.field.operator')} field="operator">
-                <Select
-                  placeholder={all}
-                  allowClear
-                  options={SIM_OPERATORS.map((o) => ({ value: o, label: t(`sim.operator.${o}`) }))}
-                />
-              </Form.Item>
-            </Grid.Col>
+            <KeywordFilter
+              label={t('sim.provider.name')}
+              placeholder={t('sim.provider.keyword.placeholder')}
+              onSearch={search}
+            />
+            <ChoiceFilter
+              label={t('sim.provider.kind')}
+              field="kind"
+              placeholder={all}
+              options={SIM_PROVIDER_KINDS.map((k) => ({ value: k, label: t(`sim.provider.kind.${k}`) }))}
+            />
+            <ChoiceFilter
+              label={t('sim.field.operator')}
+              field="operator"
+              placeholder={all}
+              options={SIM_OPERATORS.map((o) => ({ value: o, label: t(`sim.operator.${o}`) }))}
+            />
           </Grid.Row>
         </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
