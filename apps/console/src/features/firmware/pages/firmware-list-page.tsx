@@ -6,7 +6,6 @@ import {
   Empty,
   Form,
   Grid,
-  Input,
   Message,
   Popconfirm,
   Select,
@@ -18,7 +17,7 @@ import {
 import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -172,11 +171,11 @@ export default function FirmwareListPage() {
           onSearch={search}
         >
           <Grid.Row gutter={24}>
-            <Grid.Col span={8}>
-              <Form.Item label={t('firmware.keyword')} field="keyword">
-                <Input placeholder={t('firmware.keyword.placeholder')} allowClear maxLength={64} />
-              </Form.Item>
-            </Grid.Col>
+            <KeywordFilter
+              label={t('firmware.keyword')}
+              placeholder={t('firmware.keyword.placeholder')}
+              onSearch={search}
+            />
             <Grid.Col span={8}>
               <Form.Item label={t('firmware.product')} field="product_key">
                 <ProductSelect allowClear placeholder={t('firmware.product.placeholder')} />

@@ -6,9 +6,9 @@ import {
   type SimCardStatus,
   type SimOperator,
 } from '@cellhub/contract/sim';
-import { Form, Grid, Input, Select, type FormInstance } from '@arco-design/web-react';
+import { Grid, type FormInstance } from '@arco-design/web-react';
 import type { ReactNode } from 'react';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { useLocale } from '../../../lib/i18n';
 import type { CardFilter } from '../api';
 import locale from '../locale';
@@ -57,55 +57,38 @@ export function CardFilters({
       onSearch={onSearch}
     >
       <Grid.Row gutter={16}>
-        <Grid.Col span={8}>
-          <Form.Item label={t('sim.filter.keyword')} field="keyword">
-            <Input
-              placeholder={t('sim.filter.keyword.placeholder')}
-              allowClear
-              maxLength={64}
-              onPressEnter={onSearch}
-            />
-          </Form.Item>
-        </Grid.Col>
-        <Grid.Col span={8}>
-          <Form.Item label={t('sim.filter.status')} field="status">
-            <Select
-              placeholder={all}
-              allowClear
-              options={SIM_CARD_STATUSES.map((s) => ({ label: t(`sim.status.${s}`), value: s }))}
-            />
-          </Form.Item>
-        </Grid.Col>
-        <Grid.Col span={8}>
-          <Form.Item label={t('sim.filter.operator')} field="operator">
-            <Select
-              placeholder={all}
-              allowClear
-              options={SIM_OPERATORS.map((o) => ({ label: t(`sim.operator.${o}`), value: o }))}
-            />
-          </Form.Item>
-        </Grid.Col>
-        <Grid.Col span={8}>
-          <Form.Item label={t('sim.filter.expiring')} field="expiring_days">
-            <Select
-              placeholder={all}
-              allowClear
-              options={EXPIRING_CHOICES.map((d) => ({
-                label: t('sim.filter.expiring.days', { days: d }),
-                value: d,
-              }))}
-            />
-          </Form.Item>
-        </Grid.Col>
-        <Grid.Col span={8}>
-          <Form.Item label={t('sim.filter.flag')} field="flag">
-            <Select
-              placeholder={all}
-              allowClear
-              options={SIM_CARD_FLAGS.map((f) => ({ label: t(`sim.flag.${f}`), value: f }))}
-            />
-          </Form.Item>
-        </Grid.Col>
+        <KeywordFilter
+          label={t('sim.filter.keyword')}
+          placeholder={t('sim.filter.keyword.placeholder')}
+          onSearch={onSearch}
+        />
+        <ChoiceFilter
+          label={t('sim.filter.status')}
+          field="status"
+          placeholder={all}
+          options={SIM_CARD_STATUSES.map((s) => ({ label: t(`sim.status.${s}`), value: s }))}
+        />
+        <ChoiceFilter
+          label={t('sim.filter.operator')}
+          field="operator"
+          placeholder={all}
+          options={SIM_OPERATORS.map((o) => ({ label: t(`sim.operator.${o}`), value: o }))}
+        />
+        <ChoiceFilter
+          label={t('sim.filter.expiring')}
+          field="expiring_days"
+          placeholder={all}
+          options={EXPIRING_CHOICES.map((d) => ({
+            label: t('sim.filter.expiring.days', { days: d }),
+            value: d,
+          }))}
+        />
+        <ChoiceFilter
+          label={t('sim.filter.flag')}
+          field="flag"
+          placeholder={all}
+          options={SIM_CARD_FLAGS.map((f) => ({ label: t(`sim.flag.${f}`), value: f }))}
+        />
         {extra && <Grid.Col span={8}>{extra}</Grid.Col>}
       </Grid.Row>
     </ListSearchBar>
