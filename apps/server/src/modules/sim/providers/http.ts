@@ -119,3 +119,39 @@ export function toNumber(value: unknown): number | null {
   if (!/^-?\d+(\.\d+)?$/.test(t)) return null;
   return Number(t);
 }
+
+/**
+ * An operator API's access token: reused until a minute before it expires, fetched once for concurrent callers,
+ * and forgotten when the API refuses it (the next call fetches a new one). `fetch` returns the token and its
+ * lifetime in seconds as the API states it (missing or not positive: an hour).
+ */
+export class AccessToken {
+  private token: { value: string; expiresAt: number } | null = null;
+  private pending: Promise<string> | null = null;
+
+  constructor(
+    private readonly fetch: () => Promise<{ value: string; ttlS: number | null }>,
+    private readonly now: () => Date,
+    private readonly marginMs = 60_000,
+  ) {}
+
+  get(): Promise<string> {
+    if (this.token && this.token.expiresAt - this.marginMs > this.now().getTime()) {
+      return Promise.resolve(this.token.value);
+    }
+    this.pending ??= this.fetch()
+      .then(({ value, ttlS }) => {
+        const seconds = ttlS && ttlS > 0 ? ttlS : 3600;
+        this.token = { value, expiresAt: this.now().getTime() + seconds * 1000 };
+        return value;
+      })
+      .finally(() => {
+        this.pending = null;
+      });
+    return this.pending;
+  }
+
+  forget(): void {
+    this.token = null;
+  }
+}

@@ -10,7 +10,7 @@ import { oneNceProviderConfig } from '@cellhub/contract/sim';
 import { z } from 'zod';
 import { daysInMonth, isoDay, isoMonth, monthIndex, parseMonth, wallClock, type Ymd } from './calendar';
 import { AuthError, NotFoundError, ProviderError, malformed } from './errors';
-import { adapterSetup, type HttpContext, requestJson, toNumber } from './http';
+import { AccessToken, adapterSetup, type HttpContext, requestJson, toNumber } from './http';
 import {
   type SimAdapter,
   type SimAdapterCapabilities,
@@ -28,8 +28,6 @@ export const ONE_NCE_DEFAULT_BASE_URL = 'https://api.1nce.com/management-api';
 export const oneNceConfigSchema = oneNceProviderConfig.extend({ password: z.string().min(1).max(256) });
 export type OneNceConfig = z.input<typeof oneNceConfigSchema>;
 
-const DEFAULT_TOKEN_TTL_S = 3600;
-const TOKEN_MARGIN_MS = 60_000;
 /** The /sims limit is per second; without a Retry-After header, one second is the wait that clears it. */
 const DEFAULT_RETRY_AFTER_S = 1;
 /**
@@ -96,8 +94,7 @@ export class OneNceAdapter implements SimAdapter {
   private readonly base: string;
   private readonly http: HttpContext;
   private readonly now: () => Date;
-  private token: { value: string; expiresAt: number } | null = null;
-  private tokenRequest: Promise<string> | null = null;
+  private readonly token: AccessToken;
 
   constructor(config: OneNceConfig, options: SimAdapterOptions = {}) {
     this.config = config;
@@ -106,11 +103,12 @@ export class OneNceAdapter implements SimAdapter {
       now: this.now,
       http: this.http,
     } = adapterSetup(this.kind, options, config.base_url, ONE_NCE_DEFAULT_BASE_URL));
+    this.token = new AccessToken(() => this.fetchToken(), this.now);
   }
 
   async testConnection(): Promise<void> {
-    this.token = null;
-    await this.getToken();
+    this.token.forget();
+    await this.token.get();
     // Get All SIMs, one per page: proves the user may use the SIM Management API, not only sign in.
     await this.call('GET', '/v1/sims', { query: { page: '1', pageSize: '1' } });
   }
@@ -237,7 +235,7 @@ export class OneNceAdapter implements SimAdapter {
     opts: { query?: Record<string, string>; body?: unknown; iccid?: string },
     retried = false,
   ): Promise<unknown> {
-    const token = await this.getToken();
+    const token = await this.token.get();
     const url = new URL(this.base + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${token}` };
@@ -249,7 +247,7 @@ export class OneNceAdapter implements SimAdapter {
       DEFAULT_RETRY_AFTER_S,
     );
     if (reply.status === 401) {
-      this.token = null;
+      this.token.forget();
       if (!retried) return this.call(method, path, opts, true);
       throw new AuthError(this.kind, '1NCE refused a fresh token (HTTP 401)');
     }
@@ -272,15 +270,8 @@ export class OneNceAdapter implements SimAdapter {
     return reply.body;
   }
 
-  private async getToken(): Promise<string> {
-    if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > this.now().getTime()) return this.token.value;
-    this.tokenRequest ??= this.fetchToken().finally(() => {
-      this.tokenRequest = null;
-    });
-    return this.tokenRequest;
-  }
-
-  private async fetchToken(): Promise<string> {
+  /** One token request (AccessToken caches the answer and shares it between concurrent callers). */
+  private async fetchToken(): Promise<{ value: string; ttlS: number | null }> {
     const basic = Buffer.from(`${this.config.username}:${this.config.password}`, 'utf8').toString('base64');
     const reply = await requestJson(
       this.http,
@@ -319,10 +310,7 @@ export class OneNceAdapter implements SimAdapter {
     }
     const parsed = tokenReply.safeParse(reply.body);
     if (!parsed.success) throw malformed(this.kind, 'token reply');
-    const ttl = toNumber(parsed.data.expires_in ?? null);
-    const ttlS = ttl && ttl > 0 ? ttl : DEFAULT_TOKEN_TTL_S;
-    this.token = { value: parsed.data.access_token, expiresAt: this.now().getTime() + ttlS * 1000 };
-    return parsed.data.access_token;
+    return { value: parsed.data.access_token, ttlS: toNumber(parsed.data.expires_in ?? null) };
   }
 
   private today(): Ymd {

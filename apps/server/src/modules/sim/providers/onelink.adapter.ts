@@ -22,7 +22,7 @@ import {
   type Ymd,
 } from './calendar';
 import { AuthError, NotFoundError, ProviderError, malformed } from './errors';
-import { adapterSetup, type HttpContext, requestJson, toNumber } from './http';
+import { AccessToken, adapterSetup, type HttpContext, requestJson, toNumber } from './http';
 import {
   type SimAdapter,
   type SimAdapterCapabilities,
@@ -48,9 +48,7 @@ export type OnelinkConfig = z.input<typeof onelinkConfigSchema>;
 /** China time; OneLink dates, months and transids are written in it. */
 const CHINA_OFFSET_MIN = 8 * 60;
 /** Used when the token reply has no usable `ttl` (the v5 material describes a one-hour token). */
-const DEFAULT_TOKEN_TTL_S = 3600;
 /** A token this close to its expiry is replaced before use rather than spent on a call that may bounce. */
-const TOKEN_MARGIN_MS = 60_000;
 
 const STATUS_OK = '0';
 const STATUS_TOKEN_INVALID = '12021';
@@ -177,8 +175,7 @@ export class OnelinkAdapter implements SimAdapter {
   private readonly base: string;
   private readonly http: HttpContext;
   private readonly now: () => Date;
-  private token: { value: string; expiresAt: number } | null = null;
-  private tokenRequest: Promise<string> | null = null;
+  private readonly token: AccessToken;
 
   constructor(config: OnelinkConfig, options: SimAdapterOptions = {}) {
     this.config = config;
@@ -187,11 +184,12 @@ export class OnelinkAdapter implements SimAdapter {
       now: this.now,
       http: this.http,
     } = adapterSetup(this.kind, options, config.base_url, ONELINK_DEFAULT_BASE_URL));
+    this.token = new AccessToken(() => this.fetchToken(), this.now);
   }
 
   async testConnection(): Promise<void> {
-    this.token = null;
-    await this.getToken();
+    this.token.forget();
+    await this.token.get();
   }
 
   async getCards(iccids: readonly string[]): Promise<SimCardsResult> {
@@ -361,7 +359,7 @@ export class OnelinkAdapter implements SimAdapter {
     iccid: string,
     retried = false,
   ): Promise<unknown> {
-    const token = await this.getToken();
+    const token = await this.token.get();
     const url = new URL(this.base + path);
     url.searchParams.set('transid', onelinkTransid(this.config.appid, this.now()));
     url.searchParams.set('token', token);
@@ -383,7 +381,7 @@ export class OnelinkAdapter implements SimAdapter {
     if (!env.success) throw malformed(this.kind, `${path} envelope`);
     const { status, message } = env.data;
     if (status === STATUS_TOKEN_INVALID) {
-      this.token = null;
+      this.token.forget();
       if (!retried) return this.call(path, params, iccid, true);
       throw new AuthError(this.kind, `token refused twice (${status} ${message ?? ''})`.trim());
     }
@@ -398,16 +396,8 @@ export class OnelinkAdapter implements SimAdapter {
     return env.data.result;
   }
 
-  /** CMIOT_API25000 认证服务 (`get/token`). Concurrent callers share one request. */
-  private async getToken(): Promise<string> {
-    if (this.token && this.token.expiresAt - TOKEN_MARGIN_MS > this.now().getTime()) return this.token.value;
-    this.tokenRequest ??= this.fetchToken().finally(() => {
-      this.tokenRequest = null;
-    });
-    return this.tokenRequest;
-  }
-
-  private async fetchToken(): Promise<string> {
+  /** CMIOT_API25000 认证服务 (`get/token`): one request; AccessToken caches it and shares it between callers. */
+  private async fetchToken(): Promise<{ value: string; ttlS: number | null }> {
     const url = new URL(`${this.base}/get/token`);
     url.searchParams.set('appid', this.config.appid);
     url.searchParams.set('password', this.config.password);
@@ -441,11 +431,7 @@ export class OnelinkAdapter implements SimAdapter {
     }
     const result = tokenResult.safeParse(env.data.result);
     if (!result.success) throw malformed(this.kind, 'get/token result');
-    const ttl = toNumber(result.data[0]!.ttl ?? null);
-    const ttlS = ttl && ttl > 0 ? ttl : DEFAULT_TOKEN_TTL_S;
-    const value = result.data[0]!.token;
-    this.token = { value, expiresAt: this.now().getTime() + ttlS * 1000 };
-    return value;
+    return { value: result.data[0]!.token, ttlS: toNumber(result.data[0]!.ttl ?? null) };
   }
 
   // --- helpers ------------------------------------------------------------------------------------------
