@@ -5,8 +5,6 @@ import {
   Form,
   Grid,
   Input,
-  Message,
-  Popconfirm,
   Select,
   Space,
   Switch,
@@ -22,6 +20,7 @@ import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
 import { conditionText, STATE_COLOR } from '../alert-format';
 import { type TriggerListParams, useDeleteTrigger, useSetTriggerEnable, useTriggerList } from '../api';
+import { EditDeleteActions } from './list-parts';
 import locale from '../locale';
 import styles from '../pages/alert.module.css';
 
@@ -124,19 +123,11 @@ export function TriggersTab() {
       title: t('alert.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/alert/device-trigger/edit/${row.id}`)}>
-            {t('alert.edit')}
-          </Button>
-          <Popconfirm
-            title={t('alert.delete.confirm')}
-            onOk={() => remove.mutateAsync(row.id).then(() => Message.success(t('alert.deleted')))}
-          >
-            <Button type="text" size="small" status="danger">
-              {t('alert.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          t={t}
+          editPath={`/alert/device-trigger/edit/${row.id}`}
+          onDelete={() => remove.mutateAsync(row.id)}
+        />
       ),
     },
   ];

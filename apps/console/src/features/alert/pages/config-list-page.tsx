@@ -4,10 +4,6 @@ import {
   Card,
   Divider,
   Form,
-  Grid,
-  Input,
-  Message,
-  Popconfirm,
   Space,
   Table,
   Tag,
@@ -16,12 +12,12 @@ import {
 import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
 import { durationText } from '../alert-format';
 import { type SimpleListParams, useConfigList, useDeleteConfig } from '../api';
+import { EditDeleteActions, KeywordSearchRow } from '../components/list-parts';
 import locale from '../locale';
 import styles from './alert.module.css';
 
@@ -96,19 +92,11 @@ export default function ConfigListPage() {
       title: t('alert.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/alert/config/edit/${row.id}`)}>
-            {t('alert.edit')}
-          </Button>
-          <Popconfirm
-            title={t('alert.delete.confirm')}
-            onOk={() => remove.mutateAsync(row.id).then(() => Message.success(t('alert.deleted')))}
-          >
-            <Button type="text" size="small" status="danger">
-              {t('alert.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          t={t}
+          editPath={`/alert/config/edit/${row.id}`}
+          onDelete={() => remove.mutateAsync(row.id)}
+        />
       ),
     },
   ];
@@ -117,21 +105,12 @@ export default function ConfigListPage() {
     <PageContainer>
       <Card bordered={false} title={t('alert.config.title')}>
         <div className={styles.help}>{t('alert.config.help')}</div>
-        <ListSearchBar
+        <KeywordSearchRow
+          t={t}
           form={form}
-          labelCol={{ span: 5 }}
-          wrapperCol={{ span: 19 }}
-          labelAlign="left"
           onSearch={search}
-        >
-          <Grid.Row gutter={24}>
-            <Grid.Col span={12}>
-              <Form.Item label={t('alert.keyword')} field="keyword">
-                <Input placeholder={t('alert.config.keyword.placeholder')} allowClear maxLength={64} />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
-        </ListSearchBar>
+          placeholder={t('alert.config.keyword.placeholder')}
+        />
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/alert/config/create')}>

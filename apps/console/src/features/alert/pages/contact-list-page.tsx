@@ -4,10 +4,6 @@ import {
   Card,
   Divider,
   Form,
-  Grid,
-  Input,
-  Message,
-  Popconfirm,
   Space,
   Table,
   Tag,
@@ -16,13 +12,13 @@ import {
 import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
 import { type SimpleListParams, useContactList, useDeleteContact } from '../api';
 import { VerifiedTag } from '../components/verified-tag';
+import { EditDeleteActions, KeywordSearchRow } from '../components/list-parts';
 import locale from '../locale';
 import styles from './alert.module.css';
 
@@ -88,19 +84,11 @@ export default function ContactListPage() {
       title: t('alert.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/alert/contact/edit/${row.id}`)}>
-            {t('alert.edit')}
-          </Button>
-          <Popconfirm
-            title={t('alert.delete.confirm')}
-            onOk={() => remove.mutateAsync(row.id).then(() => Message.success(t('alert.deleted')))}
-          >
-            <Button type="text" size="small" status="danger">
-              {t('alert.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          t={t}
+          editPath={`/alert/contact/edit/${row.id}`}
+          onDelete={() => remove.mutateAsync(row.id)}
+        />
       ),
     },
   ];
@@ -108,21 +96,12 @@ export default function ContactListPage() {
   return (
     <PageContainer>
       <Card bordered={false} title={t('alert.contact.title')}>
-        <ListSearchBar
+        <KeywordSearchRow
+          t={t}
           form={form}
-          labelCol={{ span: 5 }}
-          wrapperCol={{ span: 19 }}
-          labelAlign="left"
           onSearch={search}
-        >
-          <Grid.Row gutter={24}>
-            <Grid.Col span={12}>
-              <Form.Item label={t('alert.keyword')} field="keyword">
-                <Input placeholder={t('alert.contact.keyword.placeholder')} allowClear maxLength={64} />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
-        </ListSearchBar>
+          placeholder={t('alert.contact.keyword.placeholder')}
+        />
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/alert/contact/create')}>
