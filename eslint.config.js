@@ -33,4 +33,23 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'warn',
     },
   },
+  {
+    // Test fakes and kits live under apps/server/src/test/; product code never imports them.
+    files: ['apps/server/src/**/*.ts'],
+    ignores: ['apps/server/src/**/*.test.ts', 'apps/server/src/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)test/',
+              message: 'Product code must not import test support (apps/server/src/test/).',
+            },
+            { regex: '^vitest', message: 'Product code must not import vitest.' },
+          ],
+        },
+      ],
+    },
+  },
 );

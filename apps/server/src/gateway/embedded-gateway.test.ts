@@ -14,7 +14,7 @@ import {
   hmacPassword,
   type TestDevice,
   up,
-} from './gateway-test-kit';
+} from '../test/gateway-test-kit';
 
 let t: TestApp;
 let url: string;

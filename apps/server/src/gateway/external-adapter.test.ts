@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DeviceAuthData } from './device-auth';
 import type { DeviceGateway } from './device-gateway';
 import { attachExternal, pubackBytes } from './external-adapter';
-import { eventually } from './gateway-test-kit';
+import { eventually } from '../test/gateway-test-kit';
 
 const device: DeviceAuthData = { id: 1, sn: 'SN1', productKey: 'pk01', uid: 1, secret: 's', disabled: false };
 const log = {

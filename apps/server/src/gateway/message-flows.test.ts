@@ -17,7 +17,7 @@ import {
   nextMessage,
   type TestDevice,
   up,
-} from './gateway-test-kit';
+} from '../test/gateway-test-kit';
 
 const run = promisify(execFile);
 const MOSQUITTO_URL = process.env.TEST_MQTT_URL;

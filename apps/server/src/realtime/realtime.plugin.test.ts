@@ -5,8 +5,8 @@ import WebSocket from 'ws';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { WS_CLOSE } from '@cellhub/contract/realtime';
 import { buildTestApp, errorOf, type TestApp } from '../test/app';
-import { eventually } from '../gateway/gateway-test-kit';
-import { listenUrl, openSocket, signedInSocket, type TestSocket } from './ws-test-client';
+import { eventually } from '../test/gateway-test-kit';
+import { listenUrl, openSocket, signedInSocket, type TestSocket } from '../test/ws-test-client';
 
 const online = (sn: string, on: 0 | 1 = 1): DeviceEvent => ({
   type: 'device.online',

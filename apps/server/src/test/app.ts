@@ -8,7 +8,7 @@ import { buildApp } from '../app';
 import type { Config } from '../config';
 import { openDatabase } from '../db/client';
 import { migrationsFolder } from '../lib/paths';
-import { CapturingSmsProvider } from '../lib/sms';
+import { CapturingSmsProvider } from './capturing-sms';
 
 export const ADMIN_PASSWORD = 'Admin123';
 export const USER_PASSWORD = 'User1234';

@@ -16,7 +16,7 @@ import {
   nextMessage,
   type TestDevice,
   up,
-} from '../gateway-test-kit';
+} from '../../test/gateway-test-kit';
 import { TOPIC_ALIAS_MAXIMUM } from './translate';
 
 const run = promisify(execFile);

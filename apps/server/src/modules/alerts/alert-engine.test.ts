@@ -18,7 +18,7 @@ import {
   historyOf,
   report,
   verifiedPhoneContact,
-} from './alerts-test-kit';
+} from '../../test/alerts-test-kit';
 import { alertStates } from './alerts.table';
 
 const SEC = 1000;

@@ -5,9 +5,9 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
-import { eventually } from '../../gateway/gateway-test-kit';
+import { eventually } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp, USER_PASSWORD } from '../../test/app';
-import { alertDevices, createTrigger, historyOf, report } from './alerts-test-kit';
+import { alertDevices, createTrigger, historyOf, report } from '../../test/alerts-test-kit';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
 

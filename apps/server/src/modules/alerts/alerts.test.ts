@@ -17,7 +17,7 @@ import {
   report,
   startMailbox,
   verifiedPhoneContact,
-} from './alerts-test-kit';
+} from '../../test/alerts-test-kit';
 import { alertContactCodes } from './alerts.table';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'cellhub-alerts-api-'));

@@ -2,13 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardOverview, DashboardTrend } from '@cellhub/contract/dashboard';
-import {
-  connectDevice,
-  createDevices,
-  eventually,
-  type TestDevice,
-  up,
-} from '../../gateway/gateway-test-kit';
+import { connectDevice, createDevices, eventually, type TestDevice, up } from '../../test/gateway-test-kit';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { deviceDailyStats } from '../telemetry/telemetry-stats.table';
 

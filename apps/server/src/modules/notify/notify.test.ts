@@ -16,7 +16,7 @@ import {
   startFakeWechat,
   startSmtp,
   type TestSmtp,
-} from './notify-test-kit';
+} from '../../test/notify-test-kit';
 import { enqueueNotification, type NotificationInput, sendNow } from './notify.service';
 import { type DeliveryRow, notifyDeliveries } from './notify.table';
 import { createNotifyWorker, type NotifyWorker } from './notify.worker';

@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualDevice } from '../../../../devsim/src/device';
 import { newOtaStats, otaHandler } from '../../../../devsim/src/ota';
-import { eventually } from '../../gateway/gateway-test-kit';
+import { eventually } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp } from '../../test/app';
-import { act, byDevice, createTask, data, otaFixture, taskDevices, taskUntil } from './ota-test-kit';
+import { act, byDevice, createTask, data, otaFixture, taskDevices, taskUntil } from '../../test/ota-test-kit';
 
 let t: TestApp;
 let base: string;

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OtaTaskEvent } from '@cellhub/contract/realtime';
-import { eventually } from '../../gateway/gateway-test-kit';
-import { openSocket } from '../../realtime/ws-test-client';
+import { eventually } from '../../test/gateway-test-kit';
+import { openSocket } from '../../test/ws-test-client';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { auditLogs } from '../audit/audit.table';
 import {
@@ -16,7 +16,7 @@ import {
   taskDetail,
   taskDevices,
   taskUntil,
-} from './ota-test-kit';
+} from '../../test/ota-test-kit';
 
 let t: TestApp;
 let admin: string;
@@ -89,7 +89,7 @@ describe('a rollout to online devices', () => {
         version: fx.version,
         size: fx.image.length,
         algorithm: 'md5',
-        checksum: (await import('./ota-test-kit')).md5(fx.image),
+        checksum: (await import('../../test/ota-test-kit')).md5(fx.image),
       });
       expect(d.downloads).toEqual([{ status: 200, bytes: fx.image.length }]);
     }

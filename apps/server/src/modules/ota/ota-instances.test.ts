@@ -8,8 +8,8 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OtaDown } from '@cellhub/contract/protocol';
-import { eventually } from '../../gateway/gateway-test-kit';
-import { openSocket } from '../../realtime/ws-test-client';
+import { eventually } from '../../test/gateway-test-kit';
+import { openSocket } from '../../test/ws-test-client';
 import { buildTestApp, type TestApp } from '../../test/app';
 import {
   act,
@@ -20,7 +20,7 @@ import {
   OtaTestDevice,
   taskDevices,
   taskUntil,
-} from './ota-test-kit';
+} from '../../test/ota-test-kit';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
 

@@ -10,7 +10,7 @@ import {
   type OtaTaskPreview,
   type OtaTaskStatus,
 } from '@cellhub/contract/ota';
-import { eventually } from '../../gateway/gateway-test-kit';
+import { eventually } from '../../test/gateway-test-kit';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { auditLogs } from '../audit/audit.table';
 import { signDownloadToken } from './ota-token';
@@ -25,7 +25,7 @@ import {
   taskDetail,
   taskDevices,
   taskUntil,
-} from './ota-test-kit';
+} from '../../test/ota-test-kit';
 import { otaDevices } from './ota.table';
 
 let t: TestApp;

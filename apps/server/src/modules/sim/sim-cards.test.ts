@@ -11,10 +11,10 @@ import type {
   SimUsageImportResult,
   SimUsageSeries,
 } from '@cellhub/contract/sim';
-import { connectDevice, createDevices, eventually, up } from '../../gateway/gateway-test-kit';
+import { connectDevice, createDevices, eventually, up } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { devices } from '../devices/devices.table';
-import { otaFixture } from '../ota/ota-test-kit';
+import { otaFixture } from '../../test/ota-test-kit';
 import { simDownloadCheck } from './sim-cards.service';
 import {
   api,
@@ -25,7 +25,7 @@ import {
   newIccid,
   topup,
   withLuhn,
-} from './sim-test-support';
+} from '../../test/sim-test-support';
 
 const DB = process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite';
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@ import type { LedgerItem, OrderDetail, PackageItem, SimCardDetail } from '@cellh
 import { buildTestApp, type TestApp } from '../../test/app';
 import { auditLogs } from '../audit/audit.table';
 import { devices } from '../devices/devices.table';
-import { createDevices } from '../../gateway/gateway-test-kit';
+import { createDevices } from '../../test/gateway-test-kit';
 import { balances } from './balance.table';
 import { simUsageMonthly, simCards } from './sim-cards.table';
 import {
@@ -16,7 +16,7 @@ import {
   manualProvider,
   newIccid,
   topup,
-} from './sim-test-support';
+} from '../../test/sim-test-support';
 
 const DB = process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite';
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 import { eq, like, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../config';
-import { createDevices } from '../../gateway/gateway-test-kit';
+import { createDevices } from '../../test/gateway-test-kit';
 import type { Deps } from '../../lib/deps';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { devices } from '../devices/devices.table';
@@ -13,7 +13,7 @@ import {
   startFakeWechat,
   startSmtp,
   type TestSmtp,
-} from '../notify/notify-test-kit';
+} from '../../test/notify-test-kit';
 import { notifyDeliveries } from '../notify/notify.service';
 import { createNotifyWorker } from '../notify/notify.worker';
 import { users } from '../users/users.table';
@@ -26,7 +26,14 @@ import {
   startSimReminderWorker,
 } from './sim-reminders.service';
 import { runDueSyncs } from './sim-sync.service';
-import { api, createCard, createPackage, expectCode, manualProvider, topup } from './sim-test-support';
+import {
+  api,
+  createCard,
+  createPackage,
+  expectCode,
+  manualProvider,
+  topup,
+} from '../../test/sim-test-support';
 
 const DB = process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite';
 const DAY = 86_400_000;

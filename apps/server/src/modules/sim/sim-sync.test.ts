@@ -7,9 +7,9 @@ import type {
   SimSyncRun,
 } from '@cellhub/contract/sim';
 import { buildTestApp, type TestApp } from '../../test/app';
-import { FAULTS } from './providers/test-support/fake-http';
-import { FakeOneNce } from './providers/test-support/one-nce-fake';
-import { FakeOnelink } from './providers/test-support/onelink-fake';
+import { FAULTS } from '../../test/sim-providers/fake-http';
+import { FakeOneNce } from '../../test/sim-providers/one-nce-fake';
+import { FakeOnelink } from '../../test/sim-providers/onelink-fake';
 import { simProviders } from './sim-providers.table';
 import {
   claimRun,
@@ -19,7 +19,14 @@ import {
   SYNC_LEASE_MS,
   SYNC_MAX_ATTEMPTS,
 } from './sim-sync.service';
-import { api, createCard, createPackage, expectCode, manualProvider, newIccid } from './sim-test-support';
+import {
+  api,
+  createCard,
+  createPackage,
+  expectCode,
+  manualProvider,
+  newIccid,
+} from '../../test/sim-test-support';
 
 const DB = process.env.TEST_DB === 'postgres' ? 'PostgreSQL' : 'PGlite';
 const MINUTE = 60_000;

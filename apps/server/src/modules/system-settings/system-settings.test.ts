@@ -11,7 +11,7 @@ import {
   startFakeWechat,
   startSmtp,
   type TestSmtp,
-} from '../notify/notify-test-kit';
+} from '../../test/notify-test-kit';
 import { notifyDeliveries } from '../notify/notify.table';
 import { forgetWechatTokens } from '../notify/wechat.adapter';
 import { users } from '../users/users.table';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDevices } from '../../gateway/gateway-test-kit';
+import { createDevices } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { PropertyWriter } from './property-writer';
 

@@ -11,7 +11,7 @@ import {
   nextMessage,
   type TestDevice,
   up,
-} from '../../gateway/gateway-test-kit';
+} from '../../test/gateway-test-kit';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 
 let t: TestApp;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthError, NotFoundError, ProviderError, RateLimitError } from './errors';
 import { OneNceAdapter, parseOneNceDate } from './one-nce.adapter';
-import { FAULTS } from './test-support/fake-http';
-import { FakeOneNce } from './test-support/one-nce-fake';
+import { FAULTS } from '../../../test/sim-providers/fake-http';
+import { FakeOneNce } from '../../../test/sim-providers/one-nce-fake';
 
 const START = Date.parse('2025-06-15T12:00:00Z');
 const ENABLED = '8988280666000000001';

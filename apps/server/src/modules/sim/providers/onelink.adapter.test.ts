@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthError, NotFoundError, ProviderError, RateLimitError } from './errors';
 import { OnelinkAdapter } from './onelink.adapter';
-import { FAULTS } from './test-support/fake-http';
-import { FakeOnelink } from './test-support/onelink-fake';
+import { FAULTS } from '../../../test/sim-providers/fake-http';
+import { FakeOnelink } from '../../../test/sim-providers/onelink-fake';
 
 // 2025-06-15 12:00 in China (UTC+8).
 const START = Date.parse('2025-06-15T04:00:00Z');

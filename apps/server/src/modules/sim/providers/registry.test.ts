@@ -13,8 +13,8 @@ import {
   SIM_PROVIDER_CONFIG_SCHEMAS,
   SIM_PROVIDER_SECRET_FIELDS,
 } from './registry';
-import { FakeOneNce } from './test-support/one-nce-fake';
-import { FakeOnelink } from './test-support/onelink-fake';
+import { FakeOneNce } from '../../../test/sim-providers/one-nce-fake';
+import { FakeOnelink } from '../../../test/sim-providers/onelink-fake';
 import { SIM_PROVIDER_KINDS } from './types';
 
 describe('getSimAdapter', () => {

@@ -1,5 +1,5 @@
 // What the protocol front costs:
-// `npx tsx apps/server/src/gateway/mqtt5/measure-front.ts [--port 19500] [--rounds 9] [--heap]`.
+// `npx tsx apps/server/src/test/measure-mqtt5-front.ts [--port 19500] [--rounds 9] [--heap]`.
 // One bare Aedes (every CONNECT accepted, no gateway, no database) behind three listeners: `aedes.handle` as
 // before the front, `ProtocolFront.handle` with 3.1.1 clients, and the front with 5.0 clients. For each: a connect
 // storm (raw sockets, CONNECT written at once, time until every CONNACK) and QoS 1 publish throughput (one
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { Aedes } from 'aedes';
 import mqttPacket, { type Packet } from 'mqtt-packet';
-import { ProtocolFront } from './protocol-front';
+import { ProtocolFront } from '../gateway/mqtt5/protocol-front';
 
 const { values } = parseArgs({
   options: {

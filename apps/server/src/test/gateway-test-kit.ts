@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { upTopic, type UpKind } from '@cellhub/contract/protocol';
-import type { TestApp } from '../test/app';
+import type { TestApp } from './app';
 
 export interface TestDevice {
   sn: string;

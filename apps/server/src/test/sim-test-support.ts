@@ -1,6 +1,6 @@
 /** Helpers of the SIM tests: ICCIDs, and providers, packages, cards and balances made through the API. */
 import { expect } from 'vitest';
-import type { TestApp } from '../../test/app';
+import type { TestApp } from './app';
 
 let seq = 0;
 /** A fresh Chinese 20-digit ICCID (prefix 8986: no Luhn check digit). */

@@ -4,14 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import type { OtaDeviceItem, OtaTaskCreateBody, OtaTaskDetail } from '@cellhub/contract/ota';
 import { downTopic, type OtaDown } from '@cellhub/contract/protocol';
-import {
-  connectDevice,
-  createDevices,
-  eventually,
-  type TestDevice,
-  up,
-} from '../../gateway/gateway-test-kit';
-import type { TestApp } from '../../test/app';
+import { connectDevice, createDevices, eventually, type TestDevice, up } from './gateway-test-kit';
+import type { TestApp } from './app';
 
 export const data = <T>(res: { statusCode: number; body: string; json(): unknown }): T => {
   if (res.statusCode !== 200) throw new Error(`expected 200, got ${res.statusCode}: ${res.body}`);

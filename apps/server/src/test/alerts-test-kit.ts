@@ -8,11 +8,11 @@ import { asc, eq, like } from 'drizzle-orm';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { PropertyValue } from '@cellhub/contract/protocol';
-import { createDevices } from '../../gateway/gateway-test-kit';
-import type { TestApp } from '../../test/app';
-import type { DeviceRef } from '../devices/device-ref';
-import { devices } from '../devices/devices.table';
-import { notifyDeliveries } from '../notify/notify.service';
+import { createDevices } from './gateway-test-kit';
+import type { TestApp } from './app';
+import type { DeviceRef } from '../modules/devices/device-ref';
+import { devices } from '../modules/devices/devices.table';
+import { notifyDeliveries } from '../modules/notify/notify.service';
 
 export const data = <T = Record<string, unknown>>(res: {
   statusCode: number;

@@ -11,7 +11,14 @@
  * docs/sim-providers.md.
  */
 import { randomBytes } from 'node:crypto';
-import { addDays, compactDay, compactMonth, monthIndex, parseLocalDateTime, wallClock } from '../calendar';
+import {
+  addDays,
+  compactDay,
+  compactMonth,
+  monthIndex,
+  parseLocalDateTime,
+  wallClock,
+} from '../../modules/sim/providers/calendar';
 import { FakeHttp, type FakeReply, type FakeRequest } from './fake-http';
 
 export interface FakeOnelinkCard {

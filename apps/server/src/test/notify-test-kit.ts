@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import type { Config } from '../../config';
+import type { Config } from '../config';
 
 /** A notify config for tests: no background worker, the fakes' endpoints. */
 export function notifyTestConfig(over: Partial<Config['notify']> = {}): Config['notify'] {
