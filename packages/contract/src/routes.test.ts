@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_ROUTES, menuNamesForRole, routeAllows, walkRoutes } from './routes';
+import { APP_ROUTES, SUBGROUP_REDIRECTS, menuNamesForRole, routeAllows, walkRoutes } from './routes';
 
 describe('route table', () => {
   it('has unique names', () => {
@@ -50,5 +50,42 @@ describe('route table', () => {
     expect(user).toContain('DeviceList');
     expect(user).toContain('CardList');
     expect(user).not.toContain('CardOrder');
+  });
+
+  it('names the pages a role may open inside a group it may not (seed: application, card-admin package)', () => {
+    const user = menuNamesForRole('user');
+    for (const name of ['ApplicationList', 'ApplicationCreate', 'ApplicationVersion', 'CardAdminPackage'])
+      expect(user).toContain(name);
+    for (const name of ['ScriptList', 'ScriptCreate', 'ScriptEdit', 'ScriptDetail'])
+      expect(user).toContain(name);
+    for (const name of ['CardAdminPackageCreate', 'CardAdminCard', 'CardProvider'])
+      expect(user).not.toContain(name);
+  });
+
+  it('hides in the menu exactly what the seed hides at group level', () => {
+    const hiddenGroups = APP_ROUTES.filter((r) => r.meta.hideInMenu)
+      .map((r) => r.path)
+      .sort();
+    // Seed section 2: /list, /form, /visualization, /share and /user/setting are hidden; /user has only setting.
+    // /dashboard/monitor is ours (admin only, hidden).
+    expect(hiddenGroups).toEqual(['/form', '/list', '/share', '/user', '/visualization']);
+    const byPath = new Map([...walkRoutes()].map((r) => [r.path, r]));
+    for (const path of ['/profile/basic', '/result/success', '/result/error']) {
+      expect(byPath.get(path)?.meta.hideInMenu).toBeFalsy();
+      expect(byPath.get(path)?.meta.roles).toEqual(['admin']);
+    }
+  });
+
+  it('redirects each alert sub-group to its list', () => {
+    const paths = new Set([...walkRoutes()].map((r) => r.path));
+    expect(SUBGROUP_REDIRECTS.map((r) => [r.path, r.to])).toEqual([
+      ['/alert/device-trigger', '/alert/device-trigger/list'],
+      ['/alert/config', '/alert/config/list'],
+      ['/alert/contact', '/alert/contact/list'],
+    ]);
+    for (const r of SUBGROUP_REDIRECTS) {
+      expect(paths.has(r.to)).toBe(true);
+      expect(paths.has(r.path)).toBe(false);
+    }
   });
 });

@@ -90,21 +90,13 @@ export const APP_ROUTES: RouteDef[] = [
       ['group', 'Group', 'menu.form.group'],
     ],
   ),
-  group(
-    '/profile',
-    'profile',
-    { locale: 'menu.profile', order: 4, icon: 'IconFile', roles: ADMIN, hideInMenu: true },
-    [['basic', 'Basic', 'menu.profile.basic']],
-  ),
-  group(
-    '/result',
-    'result',
-    { locale: 'menu.result', order: 5, icon: 'IconCheckCircle', roles: ADMIN, hideInMenu: true },
-    [
-      ['success', 'Success', 'menu.result.success'],
-      ['error', 'Error', 'menu.result.error'],
-    ],
-  ),
+  group('/profile', 'profile', { locale: 'menu.profile', order: 4, icon: 'IconFile', roles: ADMIN }, [
+    ['basic', 'Basic', 'menu.profile.basic'],
+  ]),
+  group('/result', 'result', { locale: 'menu.result', order: 5, icon: 'IconCheckCircle', roles: ADMIN }, [
+    ['success', 'Success', 'menu.result.success'],
+    ['error', 'Error', 'menu.result.error'],
+  ]),
   group('/exception', 'exception', { locale: 'menu.exception', order: 6, icon: 'IconExclamationCircle' }, [
     ['403', '403', 'menu.exception.403', { roles: ADMIN }],
     ['404', '404', 'menu.exception.404'],
@@ -406,6 +398,16 @@ export const APP_ROUTES: RouteDef[] = [
   ]),
 ];
 
+/**
+ * Paths that are not pages but sub-groups of a group: each redirects to its list (seed section 2, "/alert: ...
+ * each group redirects to its list"). They are neither menu entries nor route names.
+ */
+export const SUBGROUP_REDIRECTS: { path: string; to: string; group: string }[] = [
+  { path: '/alert/device-trigger', to: '/alert/device-trigger/list', group: 'alert' },
+  { path: '/alert/config', to: '/alert/config/list', group: 'alert' },
+  { path: '/alert/contact', to: '/alert/contact/list', group: 'alert' },
+];
+
 /** Routes outside the layout and menu. */
 export const PUBLIC_ROUTES: RouteDef[] = [
   { path: '/login', name: 'login', meta: { requiresAuth: false, locale: 'menu.login' } },
@@ -442,14 +444,16 @@ export function* walkRoutes(routes: RouteDef[] = APP_ROUTES): Generator<RouteDef
 /**
  * The names of every route a role may open, groups and leaves, in menu order.
  * The server answers `POST /api/user/menu` with this list.
+ *
+ * A group the role may not open (seed: "/application: group is admin; children ... allow any role") is not named,
+ * so the menu keeps it hidden from that role, but its pages the role may open are: with the server menu on, the
+ * guard opens only what the list names (seed section 6), and those pages must still open.
  */
 export function menuNamesForRole(role: Role): string[] {
   const sorted = [...APP_ROUTES].sort((a, b) => (a.meta.order ?? 0) - (b.meta.order ?? 0));
   const out: string[] = [];
   for (const g of sorted) {
-    // A group the role may not open is left out whole, as the menu leaves it out (seed: "/application: group is admin").
-    if (!routeAllows(g.meta, role)) continue;
-    out.push(g.name);
+    if (routeAllows(g.meta, role)) out.push(g.name);
     for (const c of g.children ?? []) if (routeAllows(c.meta, role)) out.push(c.name);
   }
   return out;

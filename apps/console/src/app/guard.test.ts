@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { APP_ROUTES, DEFAULT_ROUTE_PATH, type RouteDef } from '@cellhub/contract/routes';
+import {
+  APP_ROUTES,
+  DEFAULT_ROUTE_PATH,
+  menuNamesForRole,
+  walkRoutes,
+  type RouteDef,
+} from '@cellhub/contract/routes';
 import { findFirstPermittedPath, guard, type GuardInput, type GuardTarget } from './guard';
 
 const userRoute: GuardTarget = {
@@ -121,6 +127,22 @@ describe('guard: menu from the server', () => {
 
   it('shows not-found for a route in the menu that the role may not open', () => {
     expect(guard(on({ to: adminRoute, serverMenu: ['FirmwareList'] }))).toEqual({ type: 'notFound' });
+  });
+
+  it("opens every page the seed opens to a user with the server's own menu for users", () => {
+    const serverMenu = menuNamesForRole('user');
+    const byName = new Map([...walkRoutes()].map((r) => [r.name, r]));
+    for (const name of ['ApplicationList', 'ApplicationCreate', 'ApplicationVersion', 'CardAdminPackage']) {
+      const r = byName.get(name)!;
+      const to: GuardTarget = { name, path: r.path, meta: r.meta };
+      expect(guard(on({ to, serverMenu })), name).toEqual({ type: 'allow' });
+    }
+    for (const name of ['CardAdminPackageCreate', 'FirmwareList', 'ApplicationList']) {
+      const r = byName.get(name)!;
+      const to: GuardTarget = { name, path: r.path, meta: r.meta };
+      const expected = name === 'ApplicationList' ? 'allow' : 'notFound';
+      expect(guard(on({ to, serverMenu })).type, name).toBe(expected);
+    }
   });
 
   it('shows not-found when the menu failed to load (empty)', () => {

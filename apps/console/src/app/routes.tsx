@@ -10,6 +10,7 @@ import {
   NOT_FOUND_ROUTE_NAME,
   PUBLIC_ROUTES,
   REDIRECT_ROUTE_NAME,
+  SUBGROUP_REDIRECTS,
   type RouteDef,
   type RouteMeta,
 } from '@cellhub/contract/routes';
@@ -45,6 +46,18 @@ export function routeObjects(defs: RouteDef[]): RouteObject[] {
   return out;
 }
 
+/** Sub-group paths (`/alert/config`) redirect to their list; the guard sees them as their group. */
+export function subgroupRedirects(defs: RouteDef[] = APP_ROUTES): RouteObject[] {
+  return SUBGROUP_REDIRECTS.map((r) => {
+    const group = defs.find((d) => d.name === r.group)!;
+    return {
+      path: r.path,
+      handle: handleOf(group.name, group.meta),
+      element: <Navigate to={r.to} replace />,
+    };
+  });
+}
+
 const REDIRECT_META: RouteMeta = { requiresAuth: true, hideInMenu: true, locale: 'menu.redirect' };
 const NOT_FOUND_META: RouteMeta = { requiresAuth: false, locale: 'menu.notFound' };
 
@@ -62,6 +75,7 @@ export const appRoutes: RouteObject[] = [
         ),
         children: [
           ...routeObjects(APP_ROUTES),
+          ...subgroupRedirects(),
           {
             path: '/redirect/*',
             handle: handleOf(REDIRECT_ROUTE_NAME, REDIRECT_META),

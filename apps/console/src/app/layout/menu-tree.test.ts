@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_ROUTES, type RouteDef } from '@cellhub/contract/routes';
+import { APP_ROUTES, menuNamesForRole, type RouteDef } from '@cellhub/contract/routes';
 import { breadcrumbTrail, buildMenu, menuSelection } from './menu-tree';
 
 const names = (nodes: ReturnType<typeof buildMenu>) => nodes.map((n) => n.name);
@@ -31,6 +31,25 @@ describe('buildMenu', () => {
       '500',
     ]);
     expect(names(admin)).toContain('system');
+  });
+
+  it('shows the admin the profile and result pages (the seed hides only /list, /form, /visualization, /share, /user/setting)', () => {
+    const admin = buildMenu('admin');
+    expect(admin.find((n) => n.name === 'profile')!.children!.map((c) => c.name)).toEqual(['Basic']);
+    expect(admin.find((n) => n.name === 'result')!.children!.map((c) => c.name)).toEqual([
+      'Success',
+      'Error',
+    ]);
+    expect(names(buildMenu('user'))).not.toContain('profile');
+    expect(names(buildMenu('user'))).not.toContain('result');
+  });
+
+  it("keeps admin groups out of a user's menu built from the server's list, which names their open pages", () => {
+    const user = names(buildMenu('user', menuNamesForRole('user')));
+    expect(user).not.toContain('application');
+    expect(user).not.toContain('cardAdmin');
+    expect(user).not.toContain('script');
+    expect(user).toEqual(names(buildMenu('user')));
   });
 
   it('leaves out hidden leaves (detail pages)', () => {
