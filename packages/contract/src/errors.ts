@@ -94,6 +94,8 @@ export const ERROR_CODES = {
   40001: entry('HTTP request creation failed', 'HTTP 请求创建失败', 502),
   40002: entry('HTTP request error', 'HTTP 请求错误', 502),
   40003: entry('Request body read failed', '请求体读取失败'),
+  // contract: a URL someone typed points where the server must not connect (docs/outbound.md)
+  40004: entry('The target address is not allowed', '目标地址不允许访问'),
   50001: entry('Upload exceeds size limit', '上传文件超过大小限制', 413),
   50002: entry('File type error', '文件类型错误', 415),
   50003: entry('File read error', '文件读取错误'),
