@@ -41,6 +41,7 @@ import { errorHandlerPlugin, sendAppError } from './plugins/error-handler';
 import './plugins/fastify-types';
 import { applySecurityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 import { createEventBus } from './realtime/event-bus';
+import { createChannels } from './realtime/pg-channels';
 import { realtimePlugin } from './realtime/realtime.plugin';
 
 export interface BuildAppOptions {
@@ -97,6 +98,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await database.close();
     throw err;
   }
+  // PGlite lives in one process, so only real PostgreSQL needs LISTEN/NOTIFY between instances.
+  const channels = createChannels({ driver: database.driver, url: config.databaseUrl, log: app.log });
   const deps: Deps = {
     db: database.db,
     config,
@@ -105,11 +108,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     sms: options.smsProvider ?? new ChannelSmsProvider(() => deps),
     log: app.log,
     now: options.now ?? (() => new Date()),
-    // PGlite lives in one process, so only real PostgreSQL needs LISTEN/NOTIFY between instances.
-    events: createEventBus({
-      log: app.log,
-      databaseUrl: database.driver === 'postgres' ? config.databaseUrl : undefined,
-    }),
+    channels,
+    events: createEventBus({ log: app.log, channels }),
     link: offlineLink,
   };
   app.decorate('deps', deps);
@@ -123,6 +123,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.addHook('onClose', async () => {
     clearInterval(purge);
     await deps.events.close();
+    await channels.close();
     await database.close();
   });
 
@@ -174,6 +175,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     clearInterval(purge);
     await app.close().catch(() => undefined);
     await deps.events.close().catch(() => undefined);
+    await channels.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }

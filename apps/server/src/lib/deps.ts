@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { DeviceLink } from '../gateway/device-link';
 import type { EventBus } from '../realtime/event-bus';
+import type { PgChannels } from '../realtime/pg-channels';
 import type { SecretBox } from './crypto';
 import type { SmsProvider } from './sms';
 
@@ -16,6 +17,11 @@ export interface Deps {
   log: FastifyBaseLogger;
   /** Device events for the console's live updates (src/realtime); publish never throws. */
   events: EventBus;
+  /**
+   * Named notification channels: LISTEN/NOTIFY on the instance's one LISTEN connection (PostgreSQL), in process on
+   * PGlite. Wake-ups and change signals between instances go here; nobody opens a LISTEN connection of their own.
+   */
+  channels: PgChannels;
   /** Injectable clock: expiry tests move time instead of sleeping. */
   now(): Date;
   /** Downlinks and connection control; replaced by the gateway once the broker is up. */

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
 import type { DeviceEvent, DevicePropertiesEvent, OtaTaskEvent } from '@cellhub/contract/realtime';
 import { deviceEvent, otaTaskEvent } from '@cellhub/contract/realtime';
+import { NOTIFY_PAYLOAD_LIMIT, type PgChannels } from './pg-channels';
+
+export { NOTIFY_PAYLOAD_LIMIT };
 
 /**
  * Who may see an event: the owner's uid (null: a device nobody owns, seen by admins only). Shares (a later issue)
@@ -62,14 +64,12 @@ export interface EventBus {
 
 export interface EventBusOptions {
   log: FastifyBaseLogger;
-  /** A postgres:// URL: fan events out to every instance on that database with LISTEN/NOTIFY. */
-  databaseUrl?: string;
+  /** The instance's channels; when they reach other instances (PostgreSQL), events cross over to them too. */
+  channels?: PgChannels;
   /** Property events of one device are merged for this long (ms); 0 delivers each one at once. */
   coalesceMs?: number;
 }
 
-/** NOTIFY refuses payloads of 8000 bytes or more. */
-export const NOTIFY_PAYLOAD_LIMIT = 7999;
 export const NOTIFY_CHANNEL = 'cellhub_device_events';
 export const DEFAULT_COALESCE_MS = 250;
 const MAX_INFLIGHT_NOTIFY = 200;
@@ -84,8 +84,8 @@ interface Pending {
 const deviceKey = (e: DeviceEvent) => `${e.product_key}\u0000${e.sn}`;
 
 /**
- * In-process bus with property coalescing; with `databaseUrl` it also forwards every event to the other instances
- * (Postgres LISTEN/NOTIFY on a dedicated connection, batched into payloads under 8000 bytes).
+ * In-process bus with property coalescing; with PostgreSQL channels it also forwards every event to the other
+ * instances (NOTIFY on the instance's one LISTEN connection, batched into payloads under 8000 bytes).
  */
 export function createEventBus(options: EventBusOptions): EventBus {
   const coalesceMs = options.coalesceMs ?? DEFAULT_COALESCE_MS;
@@ -101,9 +101,10 @@ export function createEventBus(options: EventBusOptions): EventBus {
     notifyFailed: 0,
     badPayloads: 0,
   };
-  const remote = options.databaseUrl
-    ? new PgFanOut(options.databaseUrl, options.log, stats, deliver, endSessions, deliverTask)
-    : undefined;
+  const remote =
+    options.channels?.kind === 'postgres'
+      ? new PgFanOut(options.channels, options.log, stats, deliver, endSessions, deliverTask)
+      : undefined;
 
   function deliverTask(event: OtaTaskEvent, audience: Audience): void {
     for (const listener of taskListeners) {
@@ -225,83 +226,31 @@ export function createEventBus(options: EventBusOptions): EventBus {
 }
 
 /**
- * Cross-instance fan-out. One dedicated client LISTENs (a pooled connection would lose the registration when it is
- * returned) and also sends the NOTIFYs, so the pool of the services is untouched. Each payload carries the
- * instance id; an instance ignores its own echo because it already delivered those events locally.
+ * Cross-instance fan-out over the instance's shared channels (pg-channels.ts). Each payload carries the instance
+ * id; an instance ignores its own echo because it already delivered those events locally.
  */
 class PgFanOut {
   private readonly instance = randomBytes(8).toString('hex');
-  private client: pg.Client | undefined;
-  private connecting: Promise<void> | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private retryMs = 500;
-  private closed = false;
   private outbox: Entry[] = [];
   private scheduled = false;
+  private closed = false;
   /** NOTIFY payloads sent but not yet acknowledged by Postgres. */
   private inflight = 0;
+  private readonly unlisten: () => void;
 
   constructor(
-    private readonly url: string,
+    private readonly channels: PgChannels,
     private readonly log: FastifyBaseLogger,
     private readonly stats: EventBusStats,
     private readonly deliver: (event: DeviceEvent, audience: Audience) => void,
     private readonly endSessions: (scope: SessionScope) => void,
     private readonly deliverTask: (event: OtaTaskEvent, audience: Audience) => void,
   ) {
-    this.connecting = this.connect();
+    this.unlisten = channels.listen(NOTIFY_CHANNEL, (payload) => this.receive(payload));
   }
 
-  async ready(): Promise<void> {
-    await this.connecting;
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
-    client.on('error', (err) => {
-      this.log.warn({ err: err.message }, 'event bus: LISTEN connection lost');
-      this.drop(client);
-    });
-    client.on('end', () => this.drop(client));
-    client.on('notification', (msg) => {
-      if (msg.channel === NOTIFY_CHANNEL && msg.payload) this.receive(msg.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
-    } catch (err) {
-      this.log.warn(
-        { err: (err as Error).message },
-        'event bus: cannot LISTEN; live updates stay on this instance',
-      );
-      await client.end().catch(() => undefined);
-      this.scheduleReconnect();
-      return;
-    }
-    if (this.closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.client = client;
-    this.retryMs = 500;
-  }
-
-  private drop(client: pg.Client): void {
-    if (this.client !== client) return;
-    this.client = undefined;
-    client.end().catch(() => undefined);
-    this.scheduleReconnect();
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed || this.reconnectTimer) return;
-    const wait = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, 30_000);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.connecting = this.connect();
-    }, wait);
-    this.reconnectTimer.unref();
+  ready(): Promise<void> {
+    return this.channels.ready();
   }
 
   /** Queues events; everything sent in one tick goes out in as few NOTIFYs as fit. */
@@ -320,11 +269,7 @@ class PgFanOut {
 
   /** Task events are few (merged per task by the OTA engine): each batch goes out as its own NOTIFYs. */
   sendTasks(entries: [OtaTaskEvent, Audience][]): void {
-    const client = this.client;
-    if (this.closed || !client) {
-      if (!this.closed) this.stats.notifyFailed += entries.length;
-      return;
-    }
+    if (this.closed) return;
     for (const [event, audience] of entries) {
       const payload = JSON.stringify({
         i: this.instance,
@@ -335,7 +280,7 @@ class PgFanOut {
         this.stats.oversizedDropped++;
         continue;
       }
-      client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]).then(
+      this.channels.notify(NOTIFY_CHANNEL, payload).then(
         () => this.stats.notifySent++,
         (err: unknown) => {
           this.stats.notifyFailed++;
@@ -347,13 +292,9 @@ class PgFanOut {
 
   /** Session ends are rare and urgent: one NOTIFY each, not queued behind device events. */
   sendSessions(scope: SessionScope): void {
-    const client = this.client;
-    if (this.closed || !client) {
-      this.stats.notifyFailed++;
-      return;
-    }
+    if (this.closed) return;
     const payload = JSON.stringify({ i: this.instance, e: [], s: [scope] } satisfies RemoteBatch);
-    client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, payload]).then(
+    this.channels.notify(NOTIFY_CHANNEL, payload).then(
       () => this.stats.notifySent++,
       (err: unknown) => {
         this.stats.notifyFailed++;
@@ -364,11 +305,6 @@ class PgFanOut {
 
   private async notify(batch: Entry[]): Promise<void> {
     const payloads = packPayloads(this.instance, batch, this.stats);
-    const client = this.client;
-    if (!client) {
-      this.stats.notifyFailed += batch.length;
-      return;
-    }
     for (const p of payloads) {
       // A database that cannot keep up must not make the queue of live updates grow without bound.
       if (this.inflight >= MAX_INFLIGHT_NOTIFY) {
@@ -377,7 +313,7 @@ class PgFanOut {
       }
       this.inflight++;
       try {
-        await client.query('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, p.payload]);
+        await this.channels.notify(NOTIFY_CHANNEL, p.payload);
         this.stats.notifySent++;
       } catch (err) {
         this.stats.notifyFailed += p.count;
@@ -425,17 +361,13 @@ class PgFanOut {
     }
   }
 
+  /** Sends what the last flush queued; the channels themselves are closed by their owner (app.ts). */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    await this.connecting;
-    // What the last flush queued still goes out before the connection ends.
     const batch = this.outbox;
     this.outbox = [];
     if (batch.length) await this.notify(batch);
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
+    this.unlisten();
   }
 }
 

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import type { Deps } from '../../lib/deps';
 
-/** The channel other instances LISTEN on for trigger and state changes (alerts.plugin.ts). */
+/** The channel other instances listen on (deps.channels) for trigger and state changes (alerts.plugin.ts). */
 export const ALERT_NOTIFY_CHANNEL = 'cellhub_alert_changes';
 
 /**
