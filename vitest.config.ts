@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // One `vitest run` covers every workspace. Server integration tests run on PGlite, and a second time on real
-// PostgreSQL when TEST_DATABASE_URL is set (CI sets it).
+// PostgreSQL when TEST_DATABASE_URL is set (CI sets it). `npm run test:fast` picks the projects that need neither
+// a database nor a broker: contract, console, console-node and server-pure.
 const serverOnPg = process.env.TEST_DATABASE_URL
   ? [
       {
@@ -16,6 +17,14 @@ export default defineConfig({
     // Vitest leaves one core free by default, which on a 2-core CI machine means one worker; most server tests
     // wait on PostgreSQL, the broker or timers, so two workers keep both cores busy.
     maxWorkers: 2,
-    projects: ['./packages/contract', './apps/server', ...serverOnPg, './apps/console', './apps/devsim'],
+    projects: [
+      './packages/contract',
+      './apps/server/vitest.pure.config.ts',
+      './apps/server',
+      ...serverOnPg,
+      './apps/console/vitest.config.ts',
+      './apps/console/vitest.node.config.ts',
+      './apps/devsim',
+    ],
   },
 });

@@ -1,10 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { domUnitTests } from './vitest.dom-tests';
 
+// Component tests and the few `.test.ts` files that need a DOM; the pure ones run in node (vitest.node.config.ts).
 export default defineConfig({
   test: {
     name: 'console',
     environment: 'jsdom',
-    include: ['src/**/*.test.{ts,tsx}'],
+    include: ['src/**/*.test.tsx', ...domUnitTests],
     setupFiles: ['./vitest.setup.ts'],
   },
 });

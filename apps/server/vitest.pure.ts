@@ -1,0 +1,28 @@
+/**
+ * Server tests that open neither a database nor a broker (`npm run test:fast` runs them; `npm test` runs them once,
+ * not again on PostgreSQL). Paths are relative to apps/server.
+ *
+ * The list cannot silently miss a test: src/pure-tests.test.ts fails when a test file outside it reaches neither the
+ * test app, a database nor a broker, and the `server-pure` project's setup (vitest.pure-guard.ts) makes every test
+ * listed here fail the moment it opens one.
+ */
+export const pureTests = [
+  'src/config.test.ts',
+  'src/pure-tests.test.ts',
+  'src/gateway/device-auth.test.ts',
+  'src/gateway/property-parse.test.ts',
+  'src/gateway/mqtt5/translate.test.ts',
+  'src/jobs/batch-queue.test.ts',
+  'src/lib/crypto.test.ts',
+  'src/lib/outbound.test.ts',
+  'src/lib/phone.test.ts',
+  'src/modules/alerts/alert-conditions.test.ts',
+  'src/modules/auth/session-cache.test.ts',
+  'src/modules/notify/sms-signatures.test.ts',
+  'src/modules/ota/ota-transitions.test.ts',
+  'src/modules/platforms/platform-signatures.test.ts',
+  'src/modules/sim/providers/one-nce.adapter.test.ts',
+  'src/modules/sim/providers/onelink.adapter.test.ts',
+  'src/modules/sim/providers/registry.test.ts',
+  'src/realtime/event-bus.test.ts',
+];
