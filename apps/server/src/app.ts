@@ -4,6 +4,7 @@ import { type Config, loadConfig } from './config';
 import { openDatabase } from './db/client';
 import { AppError } from './lib/app-error';
 import { createSecretBox } from './lib/crypto';
+import { withSafeErrorLogs } from './lib/log-safe-error';
 import { offlineLink } from './gateway/device-link';
 import { gatewayPlugin } from './gateway/gateway.plugin';
 import type { Deps } from './lib/deps';
@@ -38,6 +39,7 @@ import { brokerPlugin } from './plugins/broker';
 import { consolePlugin } from './plugins/console';
 import { docsPlugin } from './plugins/docs';
 import { errorHandlerPlugin, sendAppError } from './plugins/error-handler';
+import { inputGuardPlugin } from './plugins/input-guard';
 import './plugins/fastify-types';
 import { applySecurityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 import { createEventBus } from './realtime/event-bus';
@@ -64,7 +66,8 @@ export interface BuildAppOptions {
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const config = loadConfig(options.env ?? process.env, options.config);
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    // Logged errors never carry statement parameters (lib/log-safe-error.ts).
+    logger: withSafeErrorLogs(options.logger ?? { level: config.logLevel }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     // Error bodies are ours; the request id is in the logs.
@@ -137,6 +140,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     }
     await app.register(errorHandlerPlugin);
     await app.register(securityHeadersPlugin);
+    await app.register(inputGuardPlugin);
     await app.register(docsPlugin);
     await app.register(authPlugin);
     await app.register(brokerPlugin, {

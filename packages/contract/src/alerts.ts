@@ -14,6 +14,7 @@
  * which the console also runs before sending a form, so both show the same rule.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { phone } from './auth';
 import { pageQuery } from './common';
 import { propertyValue, PROPERTY_KEY_RULE, SN_RULE } from './protocol';
@@ -103,22 +104,22 @@ export const alertIdParams = z.object({ id: z.coerce.number().int().positive().m
  * 11005 b must exceed a) rather than a form error; `alertTriggerProblem` names the rule.
  */
 export const alertTriggerBody = z.object({
-  name: z.string().trim().min(1).max(64),
+  name: text().trim().min(1).max(64),
   enable: flag.default(1),
   source: z.enum(ALERT_SOURCES).default('device'),
   /** The caller's own device (admins: any device). */
-  sn: z.string().trim().regex(SN_RULE, 'sn_rule').nullable().default(null),
+  sn: text().trim().regex(SN_RULE, 'sn_rule').nullable().default(null),
   /** A scene variable (source `scene`); scenes do not exist yet. */
   scene_id: id.nullable().default(null),
   /** Property identifier (types 3-7); ignored for 1 and 2. */
-  key: z.string().trim().regex(PROPERTY_KEY_RULE, 'property_key_rule').nullable().default(null),
+  key: text().trim().regex(PROPERTY_KEY_RULE, 'property_key_rule').nullable().default(null),
   type: alertTriggerType,
   a: alertValue.nullable().default(null),
   b: alertValue.nullable().default(null),
   /** Pushed when raised; placeholders {device} {property} {value} {time}. Empty: ALERT_DEFAULT_PUSH_CONTENT. */
-  push_content: z.string().trim().max(500).default(''),
+  push_content: text().trim().max(500).default(''),
   /** Pushed when recovered. Empty: ALERT_DEFAULT_RECOVERY_CONTENT. */
-  recovery_content: z.string().trim().max(500).default(''),
+  recovery_content: text().trim().max(500).default(''),
   silence_s: z.number().int().min(0).max(ALERT_MAX_SILENCE_S).default(300),
   push_mode: z.enum(ALERT_PUSH_MODES).default('once'),
   methods: methods.default([]),
@@ -164,17 +165,17 @@ export function alertTriggerProblem(b: {
 
 export const alertTriggerListQuery = pageQuery.extend({
   /** Part of the trigger name, device sn or device name. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
   enable: z.coerce.number().int().min(0).max(1).optional(),
   type: z.coerce.number().int().min(1).max(7).optional(),
-  sn: z.string().trim().regex(SN_RULE, 'sn_rule').optional(),
+  sn: text().trim().regex(SN_RULE, 'sn_rule').optional(),
   /** Only triggers now active (alert raised and not recovered). */
   active: z.coerce.number().int().min(0).max(1).optional(),
 });
 export type AlertTriggerListQuery = z.input<typeof alertTriggerListQuery>;
 
-const iso = z.string();
-const ref = z.object({ id: z.number().int(), name: z.string() });
+const iso = text();
+const ref = z.object({ id: z.number().int(), name: text() });
 
 export const ALERT_STATES = ['normal', 'active'] as const;
 export type AlertState = (typeof ALERT_STATES)[number];
@@ -182,21 +183,21 @@ export type AlertState = (typeof ALERT_STATES)[number];
 export const alertTriggerItem = z.object({
   id: z.number().int(),
   uid: z.number().int(),
-  name: z.string(),
+  name: text(),
   enable: flag,
   source: z.enum(ALERT_SOURCES),
-  sn: z.string().nullable(),
-  device_name: z.string(),
-  product_key: z.string().nullable(),
+  sn: text().nullable(),
+  device_name: text(),
+  product_key: text().nullable(),
   scene_id: z.number().int().nullable(),
-  key: z.string().nullable(),
+  key: text().nullable(),
   /** The product's name for the property (its key when the product does not define it). */
-  property_name: z.string(),
+  property_name: text(),
   type: alertTriggerType,
   a: z.number().nullable(),
   b: z.number().nullable(),
-  push_content: z.string(),
-  recovery_content: z.string(),
+  push_content: text(),
+  recovery_content: text(),
   silence_s: z.number().int(),
   push_mode: z.enum(ALERT_PUSH_MODES),
   methods: z.array(z.enum(ALERT_METHODS)),
@@ -218,7 +219,7 @@ export type AlertTriggerItem = z.infer<typeof alertTriggerItem>;
  * so the server answers with the seed's codes: 11007 no trigger, 11011 no contact (push user), 11010 no interval.
  */
 export const alertConfigBody = z.object({
-  name: z.string().trim().min(1).max(64),
+  name: text().trim().min(1).max(64),
   enable: flag.default(1),
   /** The caller's own triggers. */
   trigger_ids: z
@@ -231,7 +232,7 @@ export const alertConfigBody = z.object({
   /** Seconds: the silence time of this configuration's pushes (same meaning as a trigger's `silence_s`). */
   interval_s: z.number().int().min(1).max(ALERT_MAX_SILENCE_S).nullable().default(null),
   push_mode: z.enum(ALERT_PUSH_MODES).default('once'),
-  remark: z.string().trim().max(200).default(''),
+  remark: text().trim().max(200).default(''),
 });
 export type AlertConfigBody = z.input<typeof alertConfigBody>;
 export type AlertConfigParsed = z.infer<typeof alertConfigBody>;
@@ -252,7 +253,7 @@ export function alertConfigProblem(b: {
 }
 
 export const alertConfigListQuery = pageQuery.extend({
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
   enable: z.coerce.number().int().min(0).max(1).optional(),
   /** Configurations that route this trigger. */
   trigger_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
@@ -262,7 +263,7 @@ export type AlertConfigListQuery = z.input<typeof alertConfigListQuery>;
 export const alertConfigItem = z.object({
   id: z.number().int(),
   uid: z.number().int(),
-  name: z.string(),
+  name: text(),
   enable: flag,
   trigger_ids: z.array(z.number().int()),
   triggers: z.array(ref),
@@ -271,7 +272,7 @@ export const alertConfigItem = z.object({
   methods: z.array(z.enum(ALERT_METHODS)),
   interval_s: z.number().int(),
   push_mode: z.enum(ALERT_PUSH_MODES),
-  remark: z.string(),
+  remark: text(),
   createdat: iso,
   updatedat: iso,
 });
@@ -285,10 +286,10 @@ export type AlertConfigItem = z.infer<typeof alertConfigItem>;
  */
 export const alertContactBody = z
   .object({
-    name: z.string().trim().min(1).max(64),
+    name: text().trim().min(1).max(64),
     phone: z.union([z.literal(''), phone]).default(''),
     email: z.union([z.literal(''), z.email().max(254)]).default(''),
-    remark: z.string().trim().max(200).default(''),
+    remark: text().trim().max(200).default(''),
   })
   .superRefine((c, ctx) => {
     if (!c.phone && !c.email) ctx.addIssue({ code: 'custom', path: ['phone'], message: 'phone_or_email' });
@@ -314,7 +315,7 @@ export const alertCodeSent = z.object({
   code: z.union([z.literal(20115), z.literal(20116)]),
   channel: z.enum(ALERT_VERIFY_CHANNELS),
   /** The phone or email it went to. */
-  to: z.string(),
+  to: text(),
   expires_in: z.number().int(),
 });
 export type AlertCodeSent = z.infer<typeof alertCodeSent>;
@@ -325,24 +326,24 @@ export type AlertCodeSent = z.infer<typeof alertCodeSent>;
  */
 export const alertContactVerifyBody = z.object({
   channel: z.enum(ALERT_VERIFY_CHANNELS),
-  code: z.string().trim().max(16).default(''),
+  code: text().trim().max(16).default(''),
 });
 
 export const alertContactListQuery = pageQuery.extend({
   /** Part of the name, phone or email. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
 });
 export type AlertContactListQuery = z.input<typeof alertContactListQuery>;
 
 export const alertContactItem = z.object({
   id: z.number().int(),
   uid: z.number().int(),
-  name: z.string(),
-  phone: z.string(),
-  email: z.string(),
+  name: text(),
+  phone: text(),
+  email: text(),
   phone_verified: z.boolean(),
   email_verified: z.boolean(),
-  remark: z.string(),
+  remark: text(),
   /** Triggers and configurations that send to this contact. */
   used_by: z.number().int(),
   createdat: iso,
@@ -359,7 +360,7 @@ export const alertHistoryQuery = pageQuery.extend({
   status: z.enum(ALERT_HISTORY_STATUSES).optional(),
   acknowledged: z.coerce.number().int().min(0).max(1).optional(),
   trigger_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
-  sn: z.string().trim().regex(SN_RULE, 'sn_rule').optional(),
+  sn: text().trim().regex(SN_RULE, 'sn_rule').optional(),
   /** Raised at or after (ISO 8601). */
   from: z.iso.datetime({ offset: true }).optional(),
   /** Raised before (ISO 8601). */
@@ -371,14 +372,14 @@ export type AlertHistoryQuery = z.input<typeof alertHistoryQuery>;
 export const alertHistoryItem = z.object({
   id: z.number().int(),
   trigger_id: z.number().int().nullable(),
-  trigger_name: z.string(),
+  trigger_name: text(),
   uid: z.number().int(),
-  sn: z.string(),
-  device_name: z.string(),
-  product_key: z.string(),
-  key: z.string().nullable(),
+  sn: text(),
+  device_name: text(),
+  product_key: text(),
+  key: text().nullable(),
   /** The product's name for the property now (its key when the product does not define it; '' for online triggers). */
-  property_name: z.string(),
+  property_name: text(),
   type: alertTriggerType,
   a: z.number().nullable(),
   b: z.number().nullable(),
@@ -391,7 +392,7 @@ export const alertHistoryItem = z.object({
   push_count: z.number().int(),
   acknowledged_at: iso.nullable(),
   /** Username of who acknowledged it. */
-  acknowledged_by: z.string().nullable(),
+  acknowledged_by: text().nullable(),
 });
 export type AlertHistoryItem = z.infer<typeof alertHistoryItem>;
 

@@ -3,6 +3,7 @@
  * The server validates with these, the console types its forms with them, OpenAPI is generated from them.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { ROLES } from './routes';
 
 /** Seed section 5: at least 6 characters, no spaces, digits plus upper and lower case letters. */
@@ -12,17 +13,17 @@ export const PHONE_RULE = /^(?:(?:\+?86)?1[3-9]\d{9}|\+[1-9]\d{6,14})$/;
 export const USERNAME_RULE = /^[A-Za-z0-9_\-.]{3,32}$/;
 export const CAPTCHA_RULE = /^\d{6}$/;
 
-export const password = z.string().regex(PASSWORD_RULE, 'password_rule');
-export const phone = z.string().trim().regex(PHONE_RULE, 'phone_rule');
-export const captcha = z.string().trim().regex(CAPTCHA_RULE, 'captcha_rule');
-export const username = z.string().trim().regex(USERNAME_RULE, 'username_rule');
+export const password = text().regex(PASSWORD_RULE, 'password_rule');
+export const phone = text().trim().regex(PHONE_RULE, 'phone_rule');
+export const captcha = text().trim().regex(CAPTCHA_RULE, 'captcha_rule');
+export const username = text().trim().regex(USERNAME_RULE, 'username_rule');
 
 export const roleSchema = z.enum(ROLES);
 
 export const loginBody = z.object({
-  username: z.string().trim().min(1).max(64),
+  username: text().trim().min(1).max(64),
   // Sign-in does not re-check the password rules: an account may predate them.
-  password: z.string().min(1).max(128),
+  password: text().min(1).max(128),
 });
 export type LoginBody = z.infer<typeof loginBody>;
 
@@ -30,7 +31,7 @@ export const loginPhoneBody = z.object({ phone, captcha });
 export type LoginPhoneBody = z.infer<typeof loginPhoneBody>;
 
 export const loginResult = z.object({
-  token: z.string(),
+  token: text(),
   uid: z.number().int(),
   issuper: z.boolean(),
 });
@@ -39,7 +40,7 @@ export type LoginResult = z.infer<typeof loginResult>;
 export const registerBody = z.object({
   username,
   password,
-  password2: z.string(),
+  password2: text(),
   phone: phone.optional(),
   captcha: captcha.optional(),
 });
@@ -54,9 +55,9 @@ export const smsCodeBody = z.object({
 export type SmsCodeBody = z.infer<typeof smsCodeBody>;
 
 export const passwordChangeBody = z.object({
-  old_password: z.string().min(1).max(128),
+  old_password: text().min(1).max(128),
   new_password: password,
-  confirm_password: z.string().min(1),
+  confirm_password: text().min(1),
 });
 export type PasswordChangeBody = z.infer<typeof passwordChangeBody>;
 
@@ -69,83 +70,83 @@ export const certificationSchema = z.enum(['pass', 'auditing']);
 /** GET /api/user/info: the user info the console keeps (seed section 3) plus the settings fields. */
 export const userInfo = z.object({
   uid: z.number().int(),
-  username: z.string(),
-  name: z.string(),
-  nickname: z.string(),
-  picture: z.string(),
-  job: z.string(),
-  jobName: z.string(),
-  organization: z.string(),
-  organizationName: z.string(),
-  location: z.string(),
-  locationName: z.string(),
-  email: z.string(),
-  introduction: z.string(),
-  personalWebsite: z.string(),
-  phone: z.string(),
-  registrationDate: z.string(),
-  accountId: z.string(),
+  username: text(),
+  name: text(),
+  nickname: text(),
+  picture: text(),
+  job: text(),
+  jobName: text(),
+  organization: text(),
+  organizationName: text(),
+  location: text(),
+  locationName: text(),
+  email: text(),
+  introduction: text(),
+  personalWebsite: text(),
+  phone: text(),
+  registrationDate: text(),
+  accountId: text(),
   certification: certificationSchema,
   role: roleSchema,
   gender: genderSchema,
-  birthday: z.string().nullable(),
-  country: z.string(),
-  area: z.string(),
-  address: z.string(),
-  profile: z.string(),
+  birthday: text().nullable(),
+  country: text(),
+  area: text(),
+  address: text(),
+  profile: text(),
   wechat_bound: z.boolean(),
 });
 export type UserInfo = z.infer<typeof userInfo>;
 
 /** PUT /api/user/profile: the "basic information" tab of user settings. */
 export const profileUpdateBody = z.object({
-  nickname: z.string().trim().max(32).optional(),
+  nickname: text().trim().max(32).optional(),
   email: z.union([z.literal(''), z.email().max(128)]).optional(),
   gender: genderSchema.optional(),
   birthday: z.union([z.iso.date(), z.null()]).optional(),
-  country: z.string().trim().max(64).optional(),
-  area: z.string().trim().max(128).optional(),
-  address: z.string().trim().max(200).optional(),
-  profile: z.string().max(200).optional(),
+  country: text().trim().max(64).optional(),
+  area: text().trim().max(128).optional(),
+  address: text().trim().max(200).optional(),
+  profile: text().max(200).optional(),
 });
 export type ProfileUpdateBody = z.infer<typeof profileUpdateBody>;
 
-export const menuResult = z.array(z.string());
+export const menuResult = z.array(text());
 
 /** WeChat QR sign-in: POST /api/auth/wechat/qr creates a ticket, GET /api/auth/wechat/qr/:ticket polls it. */
 export const wechatTicket = z.object({
-  ticket: z.string(),
+  ticket: text(),
   /** The URL the QR code encodes (the messaging app's OAuth page for this ticket). */
-  qr_url: z.string(),
-  expires_at: z.string(),
+  qr_url: text(),
+  expires_at: text(),
 });
 export type WechatTicket = z.infer<typeof wechatTicket>;
 
-export const wechatTicketParams = z.object({ ticket: z.string().min(1).max(64) });
+export const wechatTicketParams = z.object({ ticket: text().min(1).max(64) });
 
 /** What the OAuth provider appends to the redirect URI; `code` is missing when the user declined. */
 export const wechatCallbackQuery = z.object({
-  code: z.string().max(512).optional(),
-  state: z.string().max(128).optional(),
+  code: text().max(512).optional(),
+  state: text().max(128).optional(),
 });
 
 /** Admin: users */
 export const userListQuery = z.object({
   current: z.coerce.number().int().min(1).default(1),
   per_page: z.coerce.number().int().min(1).max(100).default(20),
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
   disabled: z.enum(['0', '1']).optional(),
 });
 export const userListItem = z.object({
   uid: z.number().int(),
-  username: z.string(),
-  nickname: z.string(),
-  phone: z.string(),
-  email: z.string(),
+  username: text(),
+  nickname: text(),
+  phone: text(),
+  email: text(),
   role: roleSchema,
   disabled: z.boolean(),
-  createdat: z.string(),
-  last_login_at: z.string().nullable(),
+  createdat: text(),
+  last_login_at: text().nullable(),
 });
 export type UserListItem = z.infer<typeof userListItem>;
 export const userResetPasswordBody = z.object({ new_password: password });
@@ -153,7 +154,7 @@ export const userResetPasswordBody = z.object({ new_password: password });
 export const userCreateBody = z.object({
   username,
   password,
-  nickname: z.string().trim().max(32).optional(),
+  nickname: text().trim().max(32).optional(),
   phone: phone.optional(),
   role: roleSchema.default('user'),
 });

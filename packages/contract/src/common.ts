@@ -1,5 +1,6 @@
 /** The response envelope and list conventions of CONTRACT.md. */
 import { z } from 'zod';
+import { text } from './text';
 
 /** Success: `{ status: true, data }`. */
 export const okEnvelope = <T extends z.ZodType>(data: T) => z.object({ status: z.literal(true), data });
@@ -10,12 +11,12 @@ export const listEnvelope = <T extends z.ZodType>(item: T) =>
 
 export const errorBody = z.object({
   code: z.number().int(),
-  message: z.string(),
+  message: text(),
   details: z.unknown().optional(),
 });
 
 /** One invalid field of a 10113 answer (`details` is an array of these). */
-export const fieldIssue = z.object({ field: z.string(), message: z.string() });
+export const fieldIssue = z.object({ field: text(), message: text() });
 export type FieldIssue = z.infer<typeof fieldIssue>;
 
 /** GET /api/health: each part is "ok" or "down"; 503 with code 10105 and these in `details` when one is down. */

@@ -4,6 +4,7 @@
  * per device with the expected version it produced, so its sync progress can be followed.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 import { type DeviceConfig, deviceConfig } from './device-config';
 import { idParams, targetSns } from './user-commands';
@@ -45,31 +46,31 @@ export const CONFIG_GROUPS = ['global', 'mqtt', 'serial', 'socket', 'aliyun'] as
 const templateConfig = deviceConfig.refine((c) => Object.keys(c).length > 0, 'template sets no field');
 
 export const configTemplateBody = z.object({
-  name: z.string().trim().min(1).max(64),
-  description: z.string().trim().max(200).default(''),
+  name: text().trim().min(1).max(64),
+  description: text().trim().max(200).default(''),
   config: templateConfig,
 });
 export type ConfigTemplateBody = z.input<typeof configTemplateBody>;
 
 export const configTemplateUpdateBody = z
   .object({
-    name: z.string().trim().min(1).max(64),
-    description: z.string().trim().max(200),
+    name: text().trim().min(1).max(64),
+    description: text().trim().max(200),
     config: templateConfig,
   })
   .partial();
 export type ConfigTemplateUpdateBody = z.input<typeof configTemplateUpdateBody>;
 
-export const configTemplateListQuery = pageQuery.extend({ keyword: z.string().trim().max(64).optional() });
+export const configTemplateListQuery = pageQuery.extend({ keyword: text().trim().max(64).optional() });
 export type ConfigTemplateListQuery = z.infer<typeof configTemplateListQuery>;
 
-const iso = z.string();
+const iso = text();
 
 export const configTemplateItem = z.object({
   id: z.number().int(),
   uid: z.number().int(),
-  name: z.string(),
-  description: z.string(),
+  name: text(),
+  description: text(),
   config: deviceConfig,
   /** How many times it was applied. */
   applies: z.number().int(),
@@ -89,7 +90,7 @@ export const APPLY_RESULT_STATUSES = ['pending', 'synced', 'not_found'] as const
 export type ApplyResultStatus = (typeof APPLY_RESULT_STATUSES)[number];
 
 export const configApplyResult = z.object({
-  sn: z.string(),
+  sn: text(),
   status: z.enum(APPLY_RESULT_STATUSES),
   /** The expect_config_version this apply produced; null when not applied. */
   version: z.number().int().nullable(),

@@ -1,5 +1,6 @@
 /** Workplace figures (seed /dashboard/workplace): the caller's devices, or every device for admins. */
 import { z } from 'zod';
+import { text } from './text';
 import { dashboardSim } from './sim';
 
 export const dashboardOverview = z.object({
@@ -9,8 +10,8 @@ export const dashboardOverview = z.object({
   /** Devices per product, largest first. */
   by_product: z.array(
     z.object({
-      product_key: z.string(),
-      product_name: z.string(),
+      product_key: text(),
+      product_name: text(),
       total: z.number().int(),
       online: z.number().int(),
     }),
@@ -26,7 +27,7 @@ export type DashboardTrendQuery = z.infer<typeof dashboardTrendQuery>;
 
 export const dashboardTrendDay = z.object({
   /** Calendar day (UTC) as YYYY-MM-DD. */
-  day: z.string(),
+  day: text(),
   /** Devices that were online at some time that day. */
   online: z.number().int(),
   /** Messages received from devices that day. */

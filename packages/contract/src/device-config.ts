@@ -4,8 +4,9 @@
  * console edits), but the known ones are checked.
  */
 import { z } from 'zod';
+import { text as safeText } from './text';
 
-const text = (max = 128) => z.string().max(max);
+const text = (max = 128) => safeText().max(max);
 const port = z.number().int().min(1).max(65535);
 const qos = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 
@@ -60,7 +61,7 @@ export const deviceConfig = z
           .object({ enable: z.boolean(), server: text(), interval: z.number().int().min(0) })
           .partial()
           .loose(),
-        advanced: z.record(z.string(), z.unknown()),
+        advanced: z.record(safeText(), z.unknown()),
       })
       .partial()
       .loose(),

@@ -1,22 +1,23 @@
 /** Devices: /api/devices and the per-device resources (commands, config, properties, logs, raw). */
 import { z } from 'zod';
+import { text } from './text';
 import { listEnvelope, pageQuery } from './common';
 import { deviceConfig } from './device-config';
 import { commandType, PRODUCT_KEY_RULE, PROPERTY_KEY_RULE, SN_RULE, propertyValue } from './protocol';
 
-export const snParams = z.object({ sn: z.string().regex(SN_RULE, 'sn_rule') });
+export const snParams = z.object({ sn: text().regex(SN_RULE, 'sn_rule') });
 
 /** The seed's form takes several SNs, one per line; the API takes the lines as they are or an array. */
 export const deviceCreateBody = z.object({
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
   sn: z
-    .union([z.array(z.string().max(64)), z.string().max(100_000)])
+    .union([z.array(text().max(64)), text().max(100_000)])
     .transform((v) =>
       (Array.isArray(v) ? v : v.split(/\r?\n/)).map((s) => s.trim()).filter((s) => s.length > 0),
     )
-    .pipe(z.array(z.string()).min(1).max(1000)),
-  name: z.string().trim().max(64).optional(),
-  description: z.string().trim().max(200).optional(),
+    .pipe(z.array(text()).min(1).max(1000)),
+  name: text().trim().max(64).optional(),
+  description: text().trim().max(200).optional(),
   /** Admins only: the owner. Without it an admin's devices are "in stock" (no owner). */
   uid: z.number().int().positive().nullable().optional(),
 });
@@ -24,7 +25,7 @@ export type DeviceCreateBody = z.input<typeof deviceCreateBody>;
 
 /** One line of a create: `created`, or the code that says why not (20402 exists, 20403 other product, 10113 sn). */
 export const deviceCreateLine = z.object({
-  sn: z.string(),
+  sn: text(),
   code: z.number().int(),
   result: z.enum(['created', 'exists', 'wrong_product', 'invalid']),
 });
@@ -32,9 +33,9 @@ export type DeviceCreateLine = z.infer<typeof deviceCreateLine>;
 
 export const deviceUpdateBody = z
   .object({
-    name: z.string().trim().max(64),
-    description: z.string().trim().max(200),
-    address: z.string().trim().max(200),
+    name: text().trim().max(64),
+    description: text().trim().max(200),
+    address: text().trim().max(200),
     disabled: z.boolean(),
     /** Admins only. null puts the device back in stock. */
     uid: z.number().int().positive().nullable(),
@@ -46,38 +47,37 @@ export const deviceListQuery = pageQuery.extend({
   /** Up to 1000 so an export pages through a large fleet in few requests. */
   per_page: z.coerce.number().int().min(1).max(1000).default(20),
   /** Case-insensitive substring of sn, name, imei or iccid (no control characters). */
-  keyword: z
-    .string()
+  keyword: text()
     .trim()
     .max(64)
     // eslint-disable-next-line no-control-regex
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'no control characters')
     .optional(),
-  product_key: z.string().regex(PRODUCT_KEY_RULE).optional(),
+  product_key: text().regex(PRODUCT_KEY_RULE).optional(),
   online: z.enum(['0', '1']).optional(),
 });
 export type DeviceListQuery = z.infer<typeof deviceListQuery>;
 
-const iso = z.string();
+const iso = text();
 export const deviceItem = z.object({
   id: z.number().int(),
-  sn: z.string(),
+  sn: text(),
   uid: z.number().int().nullable(),
-  name: z.string(),
-  product_key: z.string(),
-  product_name: z.string(),
-  imsi: z.string(),
-  iccid: z.string(),
-  imei: z.string(),
-  ipaddress: z.string(),
-  protocol: z.string(),
-  phone: z.string(),
-  address: z.string(),
+  name: text(),
+  product_key: text(),
+  product_name: text(),
+  imsi: text(),
+  iccid: text(),
+  imei: text(),
+  ipaddress: text(),
+  protocol: text(),
+  phone: text(),
+  address: text(),
   rssi: z.number().nullable(),
   csq: z.number().nullable(),
   status: z.number().int(),
-  hw_version: z.string(),
-  fw_version: z.string(),
+  hw_version: text(),
+  fw_version: text(),
   online: z.union([z.literal(0), z.literal(1)]),
   config_version: z.number().int(),
   expect_config_version: z.number().int(),
@@ -86,15 +86,15 @@ export const deviceItem = z.object({
   lastcommunicationat: iso.nullable(),
   latitude: z.number().nullable(),
   longitude: z.number().nullable(),
-  description: z.string(),
-  uplink: z.string(),
-  login_protocol: z.string(),
-  bootloader_version: z.string(),
-  cellular_mode: z.string(),
+  description: text(),
+  uplink: text(),
+  login_protocol: text(),
+  bootloader_version: text(),
+  cellular_mode: text(),
   signal_strength: z.number().nullable(),
-  band: z.string(),
-  pci: z.string(),
-  cell_id: z.string(),
+  band: text(),
+  pci: text(),
+  cell_id: text(),
   disabled: z.boolean(),
   /** Messages dropped by the gateway (malformed, schema, ACL, rate limit); the device log says why. */
   rejected_count: z.number().int(),
@@ -105,8 +105,8 @@ export type DeviceItem = z.infer<typeof deviceItem>;
 
 /** A row of GET /api/devices: the device, its owner's username (null in stock) and its latest value per property. */
 export const deviceListItem = deviceItem.extend({
-  owner: z.string().nullable(),
-  last_values: z.record(z.string(), propertyValue),
+  owner: text().nullable(),
+  last_values: z.record(text(), propertyValue),
 });
 export type DeviceListItem = z.infer<typeof deviceListItem>;
 
@@ -125,8 +125,8 @@ export type DeviceListEnvelope = z.infer<typeof deviceListEnvelope>;
  * alike (10117); a device with an owner answers 11014.
  */
 export const deviceBindBody = z.object({
-  sn: z.string().trim().regex(SN_RULE, 'sn_rule'),
-  secret: z.string().trim().min(1).max(128),
+  sn: text().trim().regex(SN_RULE, 'sn_rule'),
+  secret: text().trim().min(1).max(128),
 });
 export type DeviceBindBody = z.input<typeof deviceBindBody>;
 
@@ -148,23 +148,20 @@ export type DeviceImportColumn = (typeof DEVICE_IMPORT_COLUMNS)[number];
 
 /** One data row of an import file, checked cell by cell (empty cells are left out and change nothing). */
 export const deviceImportRow = z.object({
-  sn: z.string().regex(SN_RULE, 'sn_rule'),
-  name: z.string().max(64).optional(),
-  imei: z
-    .string()
+  sn: text().regex(SN_RULE, 'sn_rule'),
+  name: text().max(64).optional(),
+  imei: text()
     .regex(/^\d{14,17}$/, 'imei: 14-17 digits')
     .optional(),
-  iccid: z
-    .string()
+  iccid: text()
     .regex(/^[0-9A-Fa-f]{18,22}$/, 'iccid: 18-22 digits')
     .optional(),
-  imsi: z
-    .string()
+  imsi: text()
     .regex(/^\d{6,15}$/, 'imsi: 6-15 digits')
     .optional(),
-  phone: z.string().max(32).optional(),
-  address: z.string().max(200).optional(),
-  description: z.string().max(200).optional(),
+  phone: text().max(32).optional(),
+  address: text().max(200).optional(),
+  description: text().max(200).optional(),
 });
 export type DeviceImportRow = z.infer<typeof deviceImportRow>;
 
@@ -174,7 +171,7 @@ const flag = z
   .transform((v) => v === '1' || v === 'true');
 /** POST /api/devices/import?product_key=..&update_only=1 with one multipart file (.csv or .xlsx). */
 export const deviceImportQuery = z.object({
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
   /** Only update existing devices of this product; rows of unknown SNs are reported (10117), none is created. */
   update_only: flag,
 });
@@ -191,11 +188,11 @@ export const DEVICE_IMPORT_RESULTS = [
 /** One data row: `row` is its line in the file (headers are row 1). */
 export const deviceImportLine = z.object({
   row: z.number().int(),
-  sn: z.string(),
+  sn: text(),
   code: z.number().int(),
   result: z.enum(DEVICE_IMPORT_RESULTS),
   /** Why an invalid row was refused (field and rule). */
-  message: z.string().optional(),
+  message: text().optional(),
 });
 export type DeviceImportLine = z.infer<typeof deviceImportLine>;
 export const deviceImportResult = z.object({
@@ -210,9 +207,9 @@ export type DeviceImportResult = z.infer<typeof deviceImportResult>;
 // --- public page --------------------------------------------------------------------------------------------
 /** GET /api/public/devices/:sn, for the label's QR code: only what anyone holding the device may see. */
 export const publicDevice = z.object({
-  sn: z.string(),
-  name: z.string(),
-  product_name: z.string(),
+  sn: text(),
+  name: text(),
+  product_name: text(),
   online: z.union([z.literal(0), z.literal(1)]),
   lastcommunicationat: iso.nullable(),
 });
@@ -220,25 +217,25 @@ export type PublicDevice = z.infer<typeof publicDevice>;
 
 export const deviceDetail = deviceItem.extend({
   /** The MQTT password (PROTOCOL.md); shown to the device's owner and admins. */
-  secret: z.string(),
-  iot_platform_param: z.record(z.string(), z.unknown()),
+  secret: text(),
+  iot_platform_param: z.record(text(), z.unknown()),
   /** Latest value of each property. */
-  properties: z.array(z.object({ key: z.string(), ts: iso, value: propertyValue })),
+  properties: z.array(z.object({ key: text(), ts: iso, value: propertyValue })),
 });
 export type DeviceDetail = z.infer<typeof deviceDetail>;
 
 // --- commands -----------------------------------------------------------------------------------------------
-export const commandBody = z.object({ type: commandType, data: z.string().min(1).max(4096) });
+export const commandBody = z.object({ type: commandType, data: text().min(1).max(4096) });
 export type CommandBody = z.infer<typeof commandBody>;
 export const COMMAND_STATUSES = ['sent', 'replied', 'timeout', 'failed'] as const;
 export const commandItem = z.object({
-  id: z.string(),
-  sn: z.string(),
+  id: text(),
+  sn: text(),
   type: commandType,
-  data: z.string(),
+  data: text(),
   status: z.enum(COMMAND_STATUSES),
   code: z.number().int().nullable(),
-  reply: z.string().nullable(),
+  reply: text().nullable(),
   uid: z.number().int().nullable(),
   sentat: iso,
   repliedat: iso.nullable(),
@@ -267,14 +264,14 @@ export type DeviceConfigState = z.infer<typeof deviceConfigState>;
 // --- telemetry ----------------------------------------------------------------------------------------------
 /** Without `key`: the latest value of every property. With `key`: its history, newest first, within from/to. */
 export const propertiesQuery = z.object({
-  key: z.string().regex(PROPERTY_KEY_RULE).optional(),
+  key: text().regex(PROPERTY_KEY_RULE).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
   current: z.coerce.number().int().min(1).default(1),
   per_page: z.coerce.number().int().min(1).max(5000).default(500),
 });
 export type PropertiesQuery = z.infer<typeof propertiesQuery>;
-export const propertyPoint = z.object({ key: z.string(), ts: iso, value: propertyValue });
+export const propertyPoint = z.object({ key: text(), ts: iso, value: propertyValue });
 export type PropertyPoint = z.infer<typeof propertyPoint>;
 
 // --- device log ---------------------------------------------------------------------------------------------
@@ -298,7 +295,7 @@ export type DeviceLogQuery = z.infer<typeof deviceLogQuery>;
 export const deviceLogItem = z.object({
   id: z.number().int(),
   event: z.enum(DEVICE_LOG_EVENTS),
-  detail: z.record(z.string(), z.unknown()),
+  detail: z.record(text(), z.unknown()),
   createdat: iso,
 });
 export type DeviceLogItem = z.infer<typeof deviceLogItem>;
@@ -306,7 +303,7 @@ export type DeviceLogItem = z.infer<typeof deviceLogItem>;
 // --- raw bytes ----------------------------------------------------------------------------------------------
 export const RAW_ENCODINGS = ['hex', 'base64', 'utf8'] as const;
 export const rawSendBody = z.object({
-  data: z.string().min(1).max(131_072),
+  data: text().min(1).max(131_072),
   encoding: z.enum(RAW_ENCODINGS).default('hex'),
 });
 export type RawSendBody = z.input<typeof rawSendBody>;
@@ -314,7 +311,7 @@ export const rawMessageItem = z.object({
   id: z.number().int(),
   direction: z.enum(['up', 'down']),
   /** Base64 of the bytes (at most MAX_RAW_BYTES are kept). */
-  data: z.string(),
+  data: text(),
   size: z.number().int(),
   truncated: z.boolean(),
   createdat: iso,

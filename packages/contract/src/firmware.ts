@@ -7,6 +7,7 @@
  * `latest`. Users may read the versions they can roll out: those of public firmware and those of their own products.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 import { PRODUCT_KEY_RULE } from './protocol';
 
@@ -49,12 +50,12 @@ const flag = z.union([
 ]);
 
 const firmwareFields = {
-  name: z.string().trim().min(1).max(64),
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
+  name: text().trim().min(1).max(64),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
   type: z.union([z.literal(0), z.literal(1)]),
   /** The part of the device the binary is for (e.g. `mcu`, `modem`); free text. */
-  objname: z.string().trim().max(64),
-  description: z.string().trim().max(200),
+  objname: text().trim().max(64),
+  description: text().trim().max(200),
   /** Public firmware is usable in OTA tasks by every user; otherwise only by the product's owner (and admins). */
   public: z.boolean(),
 };
@@ -77,8 +78,8 @@ export const firmwareVersionParams = z.object({ id, versionId: id });
 
 export const firmwareListQuery = pageQuery.extend({
   /** Matches name and objname. */
-  keyword: z.string().trim().max(64).optional(),
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  keyword: text().trim().max(64).optional(),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
   type: z.coerce
     .number()
     .pipe(z.union([z.literal(0), z.literal(1)]))
@@ -88,54 +89,53 @@ export type FirmwareListQuery = z.infer<typeof firmwareListQuery>;
 
 export const firmwareItem = z.object({
   id: z.number().int(),
-  name: z.string(),
-  product_key: z.string(),
+  name: text(),
+  product_key: text(),
   /** '' when the product no longer exists. */
-  product_name: z.string(),
+  product_name: text(),
   type: z.union([z.literal(0), z.literal(1)]),
-  objname: z.string(),
-  description: z.string(),
+  objname: text(),
+  description: text(),
   public: z.boolean(),
   version_count: z.number().int(),
   /** The version string of this firmware's version marked latest, if it has it. */
-  latest_version: z.string().nullable(),
-  createdat: z.string(),
-  updatedat: z.string(),
+  latest_version: text().nullable(),
+  createdat: text(),
+  updatedat: text(),
 });
 export type FirmwareItem = z.infer<typeof firmwareItem>;
 
 export const firmwareVersion = z.object({
   id: z.number().int(),
   firmware_id: z.number().int(),
-  product_key: z.string(),
-  version: z.string(),
+  product_key: text(),
+  version: text(),
   /** Where the server fetched the binary from; '' for an upload. */
-  url: z.string(),
+  url: text(),
   /** The uploaded or fetched file's name. */
-  filename: z.string(),
+  filename: text(),
   /** Bytes. */
   size: z.number().int(),
   /** Digest of `algorithm`, lower-case hex. */
-  checksum: z.string(),
+  checksum: text(),
   algorithm: z.enum(CHECKSUM_ALGORITHMS),
-  md5: z.string(),
-  sha256: z.string(),
-  description: z.string(),
+  md5: text(),
+  sha256: text(),
+  description: text(),
   latest: z.boolean(),
-  createdat: z.string(),
-  updatedat: z.string(),
+  createdat: text(),
+  updatedat: text(),
 });
 export type FirmwareVersion = z.infer<typeof firmwareVersion>;
 
-const checksum = z
-  .string()
+const checksum = text()
   .trim()
   .regex(/^([0-9A-Fa-f]{32}|[0-9A-Fa-f]{64})$/, 'checksum_rule')
   .transform((v) => v.toLowerCase());
 
 const versionFields = {
-  version: z.string().trim().regex(FIRMWARE_VERSION_RULE, 'version_rule'),
-  description: z.string().trim().max(200).default(''),
+  version: text().trim().regex(FIRMWARE_VERSION_RULE, 'version_rule'),
+  description: text().trim().max(200).default(''),
   algorithm: z.enum(CHECKSUM_ALGORITHMS).default('md5'),
   /**
    * The digest the admin expects (of `algorithm`). When given, the server compares it with the one it computed
@@ -162,8 +162,7 @@ export type FirmwareVersionUploadFields = z.input<typeof firmwareVersionUploadFi
 export const firmwareVersionImportBody = z
   .object({
     ...versionFields,
-    url: z
-      .string()
+    url: text()
       .trim()
       .max(2048)
       .regex(/^https?:\/\/\S+$/i, 'url_rule'),
@@ -179,7 +178,7 @@ export type FirmwareVersionImportBody = z.input<typeof firmwareVersionImportBody
 export const firmwareVersionUpdateBody = z
   .object({
     version: versionFields.version,
-    description: z.string().trim().max(200),
+    description: text().trim().max(200),
     algorithm: z.enum(CHECKSUM_ALGORITHMS),
     latest: z.boolean(),
   })
@@ -187,25 +186,25 @@ export const firmwareVersionUpdateBody = z
 export type FirmwareVersionUpdateBody = z.input<typeof firmwareVersionUpdateBody>;
 
 export const firmwareVersionListQuery = pageQuery.extend({
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
 });
 export type FirmwareVersionListQuery = z.infer<typeof firmwareVersionListQuery>;
 
 /** `GET /api/firmware/versions/usable`: versions the caller may roll out in an OTA task. */
 export const usableFirmwareQuery = pageQuery.extend({
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
   /** Same as product_key (accepted for callers that use camelCase). */
-  productKey: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  productKey: text().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
   /** Matches the firmware name and the version string. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
 });
 export type UsableFirmwareQuery = z.infer<typeof usableFirmwareQuery>;
 
 export const usableFirmwareVersion = firmwareVersion.omit({ url: true }).extend({
-  firmware_name: z.string(),
-  product_name: z.string(),
+  firmware_name: text(),
+  product_name: text(),
   type: z.union([z.literal(0), z.literal(1)]),
-  objname: z.string(),
+  objname: text(),
   public: z.boolean(),
 });
 export type UsableFirmwareVersion = z.infer<typeof usableFirmwareVersion>;

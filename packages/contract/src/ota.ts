@@ -5,6 +5,7 @@
  * engine, the routes and the codes.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 import { PRODUCT_KEY_RULE, SN_RULE } from './protocol';
 
@@ -77,13 +78,13 @@ export const OTA_MAX_LIST_SNS = 50_000;
 
 /** Serial numbers as an array or as text with one per line (commas, semicolons and blanks also separate). */
 const snList = z
-  .union([z.array(z.string().max(64)).max(OTA_MAX_LIST_SNS), z.string().max(4_000_000)])
+  .union([z.array(text().max(64)).max(OTA_MAX_LIST_SNS), text().max(4_000_000)])
   .transform((v) =>
     (Array.isArray(v) ? v : v.split(/[\s,;]+/)).map((s) => s.trim()).filter((s) => s.length > 0),
   )
   .pipe(
     z
-      .array(z.string().regex(SN_RULE, 'sn_rule'))
+      .array(text().regex(SN_RULE, 'sn_rule'))
       .min(1)
       .max(OTA_MAX_LIST_SNS)
       .transform((list) => [...new Set(list)]),
@@ -104,10 +105,10 @@ export const otaTargets = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('filter'),
     /** Part of the sn or the name. */
-    keyword: z.string().trim().max(64).optional(),
+    keyword: text().trim().max(64).optional(),
     online: z.union([z.literal(0), z.literal(1)]).optional(),
     /** Devices now reporting exactly this firmware version. */
-    fw_version: z.string().trim().max(128).optional(),
+    fw_version: text().trim().max(128).optional(),
   }),
   z.object({ type: z.literal('list'), sns: snList }),
   z.object({ type: z.literal('pick'), sns: snList }),
@@ -167,9 +168,9 @@ const isoInput = z.iso.datetime({ offset: true });
 
 export const otaTaskCreateBody = z
   .object({
-    name: z.string().trim().min(1).max(64),
-    description: z.string().trim().max(200).default(''),
-    product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
+    name: text().trim().min(1).max(64),
+    description: text().trim().max(200).default(''),
+    product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule'),
     /** A firmware version of this product the caller may use (public, or of a product they own; admins any). */
     version_id: z.number().int().positive().max(2_147_483_647),
     targets: otaTargets,
@@ -217,8 +218,8 @@ export const otaTaskPreview = z.object({
   /** size x download_devices: what the rollout costs the fleet's SIM cards. */
   download_bytes: z.number().int(),
   /** Serial numbers of a `list`/`pick` that are not the caller's devices of this product (create refuses them). */
-  not_found: z.array(z.string()),
-  version: z.string(),
+  not_found: z.array(text()),
+  version: text(),
 });
 export type OtaTaskPreview = z.infer<typeof otaTaskPreview>;
 
@@ -228,13 +229,13 @@ export const otaTaskParams = z.object({ id: z.coerce.number().int().positive().m
 
 export const otaTaskListQuery = pageQuery.extend({
   /** Part of the task name. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
   status: otaTaskStatus.optional(),
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
 });
 export type OtaTaskListQuery = z.input<typeof otaTaskListQuery>;
 
-const iso = z.string();
+const iso = text();
 
 /** Counts over the task's upgrade log rows (also the payload of `ota.task` live events). */
 export const otaTaskCounts = z.object({
@@ -258,15 +259,15 @@ export const otaTaskItem = otaTaskCounts.extend({
   id: z.number().int(),
   uid: z.number().int(),
   /** The creator's username. */
-  owner: z.string().nullable(),
-  name: z.string(),
-  description: z.string(),
-  product_key: z.string(),
-  product_name: z.string(),
+  owner: text().nullable(),
+  name: text(),
+  description: text(),
+  product_key: text(),
+  product_name: text(),
   firmware_id: z.number().int(),
-  firmware_name: z.string(),
+  firmware_name: text(),
   version_id: z.number().int(),
-  version: z.string(),
+  version: text(),
   /** Firmware size in bytes. */
   size: z.number().int(),
   status: otaTaskStatus,
@@ -285,9 +286,9 @@ export type OtaTaskItem = z.infer<typeof otaTaskItem>;
 /** How the targets were chosen, as stored (a list is summarised by its size, its rows are the upgrade log). */
 export const otaTargetsSummary = z.object({
   type: z.enum(['all', 'filter', 'list', 'pick']),
-  keyword: z.string().optional(),
+  keyword: text().optional(),
   online: z.union([z.literal(0), z.literal(1)]).optional(),
-  fw_version: z.string().optional(),
+  fw_version: text().optional(),
   /** Serial numbers given (list, pick). */
   sn_count: z.number().int().optional(),
 });
@@ -297,7 +298,7 @@ export const otaTaskDetail = otaTaskItem.extend({
   targets: otaTargetsSummary,
   policy: otaPolicy,
   /** Devices per reported status 0-6 (keys "0".."6"). */
-  status_counts: z.record(z.string(), z.number().int()),
+  status_counts: z.record(text(), z.number().int()),
   /** size x the devices not skipped or cancelled before sending. */
   download_bytes: z.number().int(),
   /** Times the firmware file was downloaded (whole or in part) through this task's links. */
@@ -313,7 +314,7 @@ export type OtaTaskDetail = z.infer<typeof otaTaskDetail>;
 export const otaDeviceListQuery = pageQuery.extend({
   per_page: z.coerce.number().int().min(1).max(1000).default(20),
   /** Part of the sn or device name. */
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
   status: z.coerce.number().int().min(0).max(6).optional(),
   phase: z.enum(OTA_DEVICE_PHASES).optional(),
 });
@@ -324,17 +325,17 @@ export const otaDeviceItem = z.object({
   id: z.number().int(),
   taskid: z.number().int(),
   firmwareid: z.number().int(),
-  firmwarename: z.string(),
+  firmwarename: text(),
   /** The device's sn. */
-  devicekey: z.string(),
-  devicename: z.string(),
-  product_key: z.string(),
+  devicekey: text(),
+  devicename: text(),
+  product_key: text(),
   /** Target version of the task. */
-  version: z.string(),
+  version: text(),
   status: otaDeviceStatus,
   phase: z.enum(OTA_DEVICE_PHASES),
   /** Last message from the device, or why the engine skipped, failed or cancelled it. */
-  result: z.string(),
+  result: text(),
   /** Last progress the device reported (0-100). */
   progress: z.number().nullable(),
   /** Attempts sent so far (the first send is attempt 1). */
@@ -344,7 +345,7 @@ export const otaDeviceItem = z.object({
   /** The last attempt ended by the per-device timeout. */
   timed_out: z.boolean(),
   /** The upgrade id of the current attempt (the `id` of `P/down/ota`), null before the first send. */
-  upgrade_id: z.string().nullable(),
+  upgrade_id: text().nullable(),
   wave: z.number().int(),
   next_attempt_at: iso.nullable(),
   dispatched_at: iso.nullable(),
@@ -361,7 +362,7 @@ export type OtaDeviceItem = z.infer<typeof otaDeviceItem>;
 // --- download -------------------------------------------------------------------------------------------------
 
 /** GET /api/ota/download/:token (no sign-in: the token is the credential, valid 24 h for one device and upgrade). */
-export const otaDownloadParams = z.object({ token: z.string().min(1).max(512) });
+export const otaDownloadParams = z.object({ token: text().min(1).max(512) });
 export const OTA_DOWNLOAD_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
 // --- live -----------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
  * set ('' otherwise), and an update that sends SECRET_MASK (or leaves the field out) keeps the stored value.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 
 export const PLATFORM_TYPES = ['aliyun', 'tencent', 'azure', 'netkit', 'mqtt'] as const;
@@ -24,17 +25,16 @@ export const PLATFORM_SECRET_FIELDS: Record<PlatformType, readonly string[]> = {
 };
 
 const HOST_RULE = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
-const host = z.string().trim().max(253).regex(HOST_RULE, 'host_rule');
+const host = text().trim().max(253).regex(HOST_RULE, 'host_rule');
 const optionalHost = z.union([z.literal(''), host]).default('');
 const port = (fallback: number) => z.number().int().min(1).max(65535).default(fallback);
-const secret = z.string().max(512).default('');
+const secret = text().max(512).default('');
 const ttlDays = z.number().int().min(1).max(3650).default(365);
 const base64Key = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** Alibaba Cloud IoT Platform: endpoint `<product_key>.iot-as-mqtt.<region_id>.aliyuncs.com` unless `host` is set. */
 export const aliyunPlatformConfig = z.object({
-  region_id: z
-    .string()
+  region_id: text()
     .trim()
     .regex(/^[a-z]{2}-[a-z0-9-]{2,30}$/, 'region_rule'),
   /** Instance endpoint (enterprise instances); empty = the public endpoint of the region. */
@@ -43,14 +43,13 @@ export const aliyunPlatformConfig = z.object({
   /** 2 = TLS, 3 = plain TCP (Alibaba Cloud's securemode). */
   securemode: z.union([z.literal(2), z.literal(3)]).default(3),
   signmethod: z.enum(['hmacsha256', 'hmacsha1']).default('hmacsha256'),
-  access_key_id: z.string().trim().max(128).default(''),
+  access_key_id: text().trim().max(128).default(''),
   access_key_secret: secret,
 });
 
 /** Tencent Cloud IoT Hub / IoT Explorer: endpoint `<product_id>.iotcloud.tencentdevices.com` unless `host` is set. */
 export const tencentPlatformConfig = z.object({
-  region: z
-    .string()
+  region: text()
     .trim()
     .regex(/^[a-z]{2}-[a-z]{2,20}$/, 'region_rule')
     .default('ap-guangzhou'),
@@ -59,7 +58,7 @@ export const tencentPlatformConfig = z.object({
   signmethod: z.enum(['hmacsha256', 'hmacsha1']).default('hmacsha256'),
   /** Validity of the generated password; the device gets a fresh one with every configuration push. */
   token_ttl_days: ttlDays,
-  secret_id: z.string().trim().max(128).default(''),
+  secret_id: text().trim().max(128).default(''),
   secret_key: secret,
 });
 
@@ -67,15 +66,14 @@ export const tencentPlatformConfig = z.object({
 export const azurePlatformConfig = z.object({
   hub_host: host.refine((h) => h.includes('.'), 'host_rule'),
   port: port(8883),
-  api_version: z
-    .string()
+  api_version: text()
     .trim()
     .regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, 'api_version_rule')
     .default('2021-04-12'),
   token_ttl_days: ttlDays,
   /** A hub policy with DeviceConnect (e.g. `device`): signs tokens for devices without their own key. */
-  policy_name: z.string().trim().max(64).default(''),
-  policy_key: z.union([z.literal(''), z.string().max(512).regex(base64Key, 'base64_rule')]).default(''),
+  policy_name: text().trim().max(64).default(''),
+  policy_key: z.union([z.literal(''), text().max(512).regex(base64Key, 'base64_rule')]).default(''),
 });
 
 /** NetKit: an MQTT endpoint with an application key; devices sign in with the app key and their token. */
@@ -83,7 +81,7 @@ export const netkitPlatformConfig = z.object({
   host,
   port: port(1883),
   tls: z.boolean().default(false),
-  app_key: z.string().trim().min(1).max(128),
+  app_key: text().trim().min(1).max(128),
   app_secret: secret,
 });
 
@@ -92,10 +90,10 @@ export const mqttPlatformConfig = z.object({
   host,
   port: port(1883),
   tls: z.boolean().default(false),
-  username: z.string().max(128).default(''),
+  username: text().max(128).default(''),
   password: secret,
   /** Devices connect as `<client_id_prefix><sn>`. */
-  client_id_prefix: z.string().max(32).default(''),
+  client_id_prefix: text().max(32).default(''),
 });
 
 export const PLATFORM_CONFIG_SCHEMAS = {
@@ -106,7 +104,7 @@ export const PLATFORM_CONFIG_SCHEMAS = {
   mqtt: mqttPlatformConfig,
 } as const;
 
-const name = z.string().trim().min(1).max(64);
+const name = text().trim().min(1).max(64);
 
 export const platformBody = z.discriminatedUnion('platform_type', [
   z.object({ name, platform_type: z.literal('aliyun'), platform_config: aliyunPlatformConfig }),
@@ -121,35 +119,34 @@ export type PlatformBodyParsed = z.infer<typeof platformBody>;
 export const platformIdParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 export const platformListQuery = pageQuery.extend({
-  keyword: z.string().trim().max(64).optional(),
+  keyword: text().trim().max(64).optional(),
   platform_type: z.enum(PLATFORM_TYPES).optional(),
 });
 export type PlatformListQuery = z.infer<typeof platformListQuery>;
 
 export const platformItem = z.object({
   id: z.number().int(),
-  name: z.string(),
+  name: text(),
   platform_type: z.enum(PLATFORM_TYPES),
   /** Secret fields masked. */
-  platform_config: z.record(z.string(), z.unknown()),
+  platform_config: z.record(text(), z.unknown()),
   product_count: z.number().int(),
-  createdat: z.string(),
-  updatedat: z.string(),
+  createdat: text(),
+  updatedat: text(),
 });
 export type PlatformItem = z.infer<typeof platformItem>;
 
 /** What any signed-in user sees of a platform: enough to bind a product to it. */
 export const platformOption = z.object({
   id: z.number().int(),
-  name: z.string(),
+  name: text(),
   platform_type: z.enum(PLATFORM_TYPES),
 });
 export type PlatformOption = z.infer<typeof platformOption>;
 
 // --- product binding ---------------------------------------------------------------------------------------------
 
-const cloudId = z
-  .string()
+const cloudId = text()
   .trim()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'cloud_id_rule');
 
@@ -169,28 +166,28 @@ export const PRODUCT_PLATFORM_CONFIG_SCHEMAS = {
  * (base64), netkit device token, mqtt password. `device_name` defaults to the sn.
  */
 export const platformCredentialLine = z.object({
-  sn: z.string().min(1).max(64),
-  device_name: z.string().trim().max(64).optional(),
-  device_secret: z.string().min(1).max(512),
+  sn: text().min(1).max(64),
+  device_name: text().trim().max(64).optional(),
+  device_secret: text().min(1).max(512),
 });
 export const platformCredentialsBody = z.object({ items: z.array(platformCredentialLine).min(1).max(1000) });
 export type PlatformCredentialsBody = z.infer<typeof platformCredentialsBody>;
 
 export const platformCredentialResult = z.object({
-  sn: z.string(),
+  sn: text(),
   /** 0 stored; 10117 no such device of this product; 10113 invalid secret for this cloud. */
   code: z.number().int(),
-  message: z.string().optional(),
+  message: text().optional(),
 });
 
 export const platformCredentialItem = z.object({
-  sn: z.string(),
-  device_name: z.string(),
+  sn: text(),
+  device_name: text(),
   /** The secret is never sent back. */
   has_secret: z.boolean(),
   /** Whether iot_platform_param could be computed (a bound product and the credentials that cloud needs). */
   has_param: z.boolean(),
-  updatedat: z.string().nullable(),
+  updatedat: text().nullable(),
 });
 export type PlatformCredentialItem = z.infer<typeof platformCredentialItem>;
 
@@ -202,20 +199,20 @@ export const platformCredentialQuery = pageQuery;
 export const iotPlatformParam = z.object({
   platform_type: z.enum(PLATFORM_TYPES),
   platform_id: z.number().int(),
-  host: z.string(),
+  host: text(),
   port: z.number().int(),
   tls: z.boolean(),
-  client_id: z.string(),
-  username: z.string(),
-  password: z.string(),
+  client_id: text(),
+  username: text(),
+  password: text(),
   /** The identity in the cloud (aliyun ProductKey / tencent ProductId) and the device name there. */
-  product_key: z.string().optional(),
-  device_name: z.string().optional(),
+  product_key: text().optional(),
+  device_name: text().optional(),
   /** When the password stops working (tencent, azure); null when it does not expire. */
-  expires_at: z.string().nullable(),
-  generated_at: z.string(),
+  expires_at: text().nullable(),
+  generated_at: text(),
   /** Keyed hash of what the parameters were computed from; not sent to the device. */
-  fingerprint: z.string().optional(),
+  fingerprint: text().optional(),
 });
 export type IotPlatformParam = z.infer<typeof iotPlatformParam>;
 

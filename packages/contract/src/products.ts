@@ -1,5 +1,6 @@
 /** Products (device models): /api/products. A product owns its devices' topics prefix and a registration secret. */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 import { deviceConfig } from './device-config';
 import { PLATFORM_TYPES } from './platforms';
@@ -11,24 +12,24 @@ export const PROPERTY_DATATYPES = ['number', 'string', 'bool'] as const;
 export const PROPERTY_CHARTTYPES = ['line', 'bar', 'gauge', 'none'] as const;
 
 export const productProperty = z.object({
-  key: z.string().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
-  name: z.string().trim().min(1).max(64),
-  name_us: z.string().trim().max(64).default(''),
+  key: text().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
+  name: text().trim().min(1).max(64),
+  name_us: text().trim().max(64).default(''),
   charttype: z.enum(PROPERTY_CHARTTYPES).default('line'),
   datatype: z.enum(PROPERTY_DATATYPES).default('number'),
-  unit: z.string().trim().max(16).default(''),
+  unit: text().trim().max(16).default(''),
   /** Expected report cycle in seconds (0 = irregular). */
   cycles: z.number().int().min(0).max(86_400).default(0),
 });
 export type ProductProperty = z.infer<typeof productProperty>;
 
 const productFields = {
-  name: z.string().trim().min(1).max(64),
+  name: text().trim().min(1).max(64),
   nodetype: z.enum(PRODUCT_NODETYPES).default('direct'),
-  protocol: z.string().trim().min(1).max(32).default('mqtt'),
+  protocol: text().trim().min(1).max(32).default('mqtt'),
   dataformat: z.enum(PRODUCT_DATAFORMATS).default('json'),
-  product_code: z.string().trim().max(64).default(''),
-  description: z.string().trim().max(200).default(''),
+  product_code: text().trim().max(64).default(''),
+  description: text().trim().max(200).default(''),
   mqtt_interval: z.number().int().min(0).max(86_400).default(60),
   property_interval: z.number().int().min(0).max(86_400).default(60),
   config_post_size: z.number().int().min(0).max(1_048_576).default(0),
@@ -38,7 +39,7 @@ const productFields = {
 const platformBinding = {
   iot_platform_id: z.number().int().min(1).max(2_147_483_647).nullable(),
   /** Checked against the bound platform's type (PRODUCT_PLATFORM_CONFIG_SCHEMAS). */
-  iot_platform_config: z.record(z.string(), z.unknown()),
+  iot_platform_config: z.record(text(), z.unknown()),
   /** The default configuration of the product's devices (PROTOCOL.md "Configuration"). */
   device_config: deviceConfig,
 };
@@ -46,7 +47,7 @@ const platformBinding = {
 export const productCreateBody = z.object({
   ...productFields,
   /** Generated when absent. */
-  product_key: z.string().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
+  product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule').optional(),
   iot_platform_id: platformBinding.iot_platform_id.default(null),
   iot_platform_config: platformBinding.iot_platform_config.default({}),
   device_config: platformBinding.device_config.default({}),
@@ -62,10 +63,10 @@ export const productUpdateBody = z
   .object({
     name: productFields.name,
     nodetype: z.enum(PRODUCT_NODETYPES),
-    protocol: z.string().trim().min(1).max(32),
+    protocol: text().trim().min(1).max(32),
     dataformat: z.enum(PRODUCT_DATAFORMATS),
-    product_code: z.string().trim().max(64),
-    description: z.string().trim().max(200),
+    product_code: text().trim().max(64),
+    description: text().trim().max(200),
     mqtt_interval: z.number().int().min(0).max(86_400),
     property_interval: z.number().int().min(0).max(86_400),
     config_post_size: z.number().int().min(0).max(1_048_576),
@@ -78,46 +79,46 @@ export const productUpdateBody = z
   .partial();
 export type ProductUpdateBody = z.input<typeof productUpdateBody>;
 
-export const productKeyParams = z.object({ product_key: z.string().regex(PRODUCT_KEY_RULE) });
+export const productKeyParams = z.object({ product_key: text().regex(PRODUCT_KEY_RULE) });
 export const productPropertyParams = productKeyParams.extend({
-  key: z.string().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
+  key: text().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
 });
 /** PUT /api/products/:product_key/properties/:key: the key may change too. */
 export const productPropertyUpdateBody = productProperty;
 
-export const productListQuery = pageQuery.extend({ keyword: z.string().trim().max(64).optional() });
+export const productListQuery = pageQuery.extend({ keyword: text().trim().max(64).optional() });
 export type ProductListQuery = z.infer<typeof productListQuery>;
 
 export const productItem = z.object({
   id: z.number().int(),
-  name: z.string(),
-  product_key: z.string(),
+  name: text(),
+  product_key: text(),
   nodetype: z.enum(PRODUCT_NODETYPES),
-  protocol: z.string(),
+  protocol: text(),
   dataformat: z.enum(PRODUCT_DATAFORMATS),
-  product_code: z.string(),
-  description: z.string(),
+  product_code: text(),
+  description: text(),
   mqtt_interval: z.number().int(),
   property_interval: z.number().int(),
   config_post_size: z.number().int(),
   iot_platform_id: z.number().int().nullable(),
-  iot_platform_name: z.string(),
+  iot_platform_name: text(),
   iot_platform_type: z.enum(PLATFORM_TYPES).nullable(),
   uid: z.number().int().nullable(),
   device_count: z.number().int(),
   /** Devices whose reported configuration version differs from the expected one. */
   config_version_different: z.number().int(),
-  createdat: z.string(),
-  updatedat: z.string(),
+  createdat: text(),
+  updatedat: text(),
 });
 export type ProductItem = z.infer<typeof productItem>;
 
 export const productDetail = productItem.extend({
   /** For dynamic registration (PROTOCOL.md); shown to the product's owner and admins. */
-  product_secret: z.string(),
+  product_secret: text(),
   properties: z.array(productProperty),
-  iot_platform_config: z.record(z.string(), z.unknown()),
-  device_config: z.record(z.string(), z.unknown()),
+  iot_platform_config: z.record(text(), z.unknown()),
+  device_config: z.record(text(), z.unknown()),
 });
 export type ProductDetail = z.infer<typeof productDetail>;
 

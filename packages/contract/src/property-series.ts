@@ -3,6 +3,7 @@
  * time buckets (avg/min/max/count each), so a 30-day chart sends a few hundred points whatever the row count.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { PROPERTY_KEY_RULE } from './protocol';
 
 export const SERIES_RANGES = ['1h', '24h', '7d', '15d', '30d'] as const;
@@ -27,7 +28,7 @@ export const SERIES_MAX_SPAN_SECONDS = 366 * 86_400;
  * `range` wins when both are given.
  */
 export const propertySeriesQuery = z.object({
-  key: z.string().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
+  key: text().regex(PROPERTY_KEY_RULE, 'property_key_rule'),
   range: z.enum(SERIES_RANGES).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
@@ -37,7 +38,7 @@ export type PropertySeriesQuery = z.infer<typeof propertySeriesQuery>;
 
 /** One bucket: its start time and the numeric summary of the values in it (booleans count as 0/1). */
 export const seriesBucket = z.object({
-  ts: z.string(),
+  ts: text(),
   avg: z.number().nullable(),
   min: z.number().nullable(),
   max: z.number().nullable(),
@@ -47,9 +48,9 @@ export const seriesBucket = z.object({
 export type SeriesBucket = z.infer<typeof seriesBucket>;
 
 export const propertySeries = z.object({
-  key: z.string(),
-  from: z.string(),
-  to: z.string(),
+  key: text(),
+  from: text(),
+  to: text(),
   bucket_seconds: z.number().int(),
   /** Buckets with at least one value, oldest first; empty buckets are left out. */
   buckets: z.array(seriesBucket),

@@ -3,6 +3,7 @@
  * read them from here, so a change to the wire format is one change.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { deviceConfig } from './device-config';
 
 /** A serial number is also the MQTT clientId and one topic level: no `/`, `+`, `#`, `$` or spaces. */
@@ -51,10 +52,10 @@ export function parseTopic(topic: string): ParsedTopic | undefined {
 
 export const isUpKind = (kind: string): kind is UpKind => (UP_KINDS as readonly string[]).includes(kind);
 
-export const propertyValue = z.union([z.number(), z.string().max(1024), z.boolean()]);
+export const propertyValue = z.union([z.number(), text().max(1024), z.boolean()]);
 export type PropertyValue = z.infer<typeof propertyValue>;
-const params = z.record(z.string().regex(PROPERTY_KEY_RULE), propertyValue);
-const messageId = z.string().max(64);
+const params = z.record(text().regex(PROPERTY_KEY_RULE), propertyValue);
+const messageId = text().max(64);
 /** Unix milliseconds; years 2000 to 2100 so seconds sent by mistake are refused rather than stored in 1970. */
 const unixMs = z.number().int().min(946_684_800_000).max(4_102_444_800_000);
 
@@ -73,13 +74,13 @@ export type PropertyUp = z.infer<typeof propertyUp>;
 
 /** `P/down/property_reply`: code 0 stored, otherwise the code table says why it was refused. */
 export const propertyReply = z.object({
-  id: z.string(),
+  id: text(),
   code: z.number().int(),
-  message: z.string().optional(),
+  message: text().optional(),
 });
 export type PropertyReply = z.infer<typeof propertyReply>;
 
-const shortText = z.string().max(128);
+const shortText = text().max(128);
 export const infoUp = z
   .object({
     fw_version: shortText,
@@ -119,29 +120,29 @@ export const configGetUp = z.object({}).loose();
 export const HEX_RULE = /^(?:[0-9A-Fa-f]{2})+$/;
 export const commandType = z.enum(['hex', 'string']);
 export type CommandType = z.infer<typeof commandType>;
-export const cmdDown = z.object({ id: z.string(), type: commandType, data: z.string() });
+export const cmdDown = z.object({ id: text(), type: commandType, data: text() });
 export type CmdDown = z.infer<typeof cmdDown>;
 export const cmdReplyUp = z.object({
-  id: z.string().min(1).max(64),
+  id: text().min(1).max(64),
   code: z.number().int(),
-  data: z.string().max(8192).optional(),
+  data: text().max(8192).optional(),
 });
 export type CmdReplyUp = z.infer<typeof cmdReplyUp>;
 
 export const otaDown = z.object({
-  id: z.string(),
-  version: z.string(),
-  url: z.string(),
+  id: text(),
+  version: text(),
+  url: text(),
   size: z.number().int(),
-  checksum: z.string(),
+  checksum: text(),
   algorithm: z.enum(['md5', 'sha256']),
 });
 export type OtaDown = z.infer<typeof otaDown>;
 export const otaUp = z.object({
-  id: z.string().min(1).max(64),
+  id: text().min(1).max(64),
   status: z.number().int().min(0).max(6),
   progress: z.number().min(0).max(100).optional(),
-  message: z.string().max(512).optional(),
+  message: text().max(512).optional(),
 });
 export type OtaUp = z.infer<typeof otaUp>;
 
@@ -151,10 +152,10 @@ export const MAX_RAW_BYTES = 64 * 1024;
 
 /** Dynamic registration: POST /api/device-auth/register. */
 export const deviceRegisterBody = z.object({
-  product_key: z.string().regex(PRODUCT_KEY_RULE),
-  sn: z.string().regex(SN_RULE),
+  product_key: text().regex(PRODUCT_KEY_RULE),
+  sn: text().regex(SN_RULE),
   ts: z.coerce.number().int(),
-  sign: z.string().regex(/^[0-9a-fA-F]{64}$/),
+  sign: text().regex(/^[0-9a-fA-F]{64}$/),
 });
 export type DeviceRegisterBody = z.infer<typeof deviceRegisterBody>;
-export const deviceRegisterResult = z.object({ product_key: z.string(), sn: z.string(), secret: z.string() });
+export const deviceRegisterResult = z.object({ product_key: text(), sn: text(), secret: text() });

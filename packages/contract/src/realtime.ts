@@ -3,11 +3,12 @@
  * both sides exchange on it. docs/api-conventions.md ("Live updates") describes the protocol.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { OTA_PAUSE_REASONS, otaTaskCounts, otaTaskStatus } from './ota';
 
-const sn = z.string().min(1).max(64);
-const productKey = z.string().min(1).max(64);
-const isoTime = z.string().min(1);
+const sn = text().min(1).max(64);
+const productKey = text().min(1).max(64);
+const isoTime = text().min(1);
 
 export const deviceOnlineEvent = z.object({
   type: z.literal('device.online'),
@@ -16,10 +17,10 @@ export const deviceOnlineEvent = z.object({
   online: z.union([z.literal(0), z.literal(1)]),
   at: isoTime,
   /** Why it went offline (keep-alive timeout, will, takeover, ...) or came online. */
-  reason: z.string().optional(),
+  reason: text().optional(),
 });
 
-export const propertyValue = z.union([z.number(), z.string(), z.boolean()]);
+export const propertyValue = z.union([z.number(), text(), z.boolean()]);
 
 export const devicePropertiesEvent = z.object({
   type: z.literal('device.properties'),
@@ -28,14 +29,14 @@ export const devicePropertiesEvent = z.object({
   /** Device time of the newest value in `values`. */
   ts: isoTime,
   /** Latest value per property identifier; a burst of reports is merged into one event. */
-  values: z.record(z.string(), propertyValue),
+  values: z.record(text(), propertyValue),
 });
 
 export const deviceInfoEvent = z.object({
   type: z.literal('device.info'),
   sn,
   product_key: productKey,
-  fields: z.record(z.string(), z.unknown()),
+  fields: z.record(text(), z.unknown()),
 });
 
 export const commandStatus = z.enum(['sent', 'replied', 'timeout', 'failed']);
@@ -44,10 +45,10 @@ export const deviceCommandEvent = z.object({
   type: z.literal('device.command'),
   sn,
   product_key: productKey,
-  id: z.union([z.string(), z.number()]),
+  id: z.union([text(), z.number()]),
   status: commandStatus,
   code: z.number().int().optional(),
-  data: z.string().optional(),
+  data: text().optional(),
 });
 
 export const deviceConfigEvent = z.object({
@@ -80,7 +81,7 @@ export const MAX_FILTER_SNS = 1000;
 // Client -> server
 
 /** First message on every socket, within AUTH_TIMEOUT_MS, with the token from sign-in. */
-export const wsAuthMessage = z.object({ type: z.literal('auth'), token: z.string().min(1).max(512) });
+export const wsAuthMessage = z.object({ type: z.literal('auth'), token: text().min(1).max(512) });
 
 /**
  * Which devices to receive: `sns` limits the stream to those serial numbers, `null` (the default after auth) means
@@ -111,7 +112,7 @@ export const wsPongMessage = z.object({ type: z.literal('pong'), id: z.number().
 /** Confirms a subscribe with the filter now in force. */
 export const wsSubscribedMessage = z.object({
   type: z.literal('subscribed'),
-  sns: z.array(z.string()).nullable(),
+  sns: z.array(text()).nullable(),
 });
 export const wsEventMessage = z.object({ type: z.literal('event'), event: deviceEvent });
 /**
@@ -136,7 +137,7 @@ export type OtaTaskEvent = z.infer<typeof otaTaskEvent>;
 export const wsErrorMessage = z.object({
   type: z.literal('error'),
   code: z.number().int(),
-  message: z.string(),
+  message: text(),
 });
 
 export const wsServerMessage = z.discriminatedUnion('type', [

@@ -8,6 +8,7 @@
  * Times: ISO 8601 strings (UTC); null when unknown.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 
 // --- shared rules ----------------------------------------------------------------------------------------------
@@ -71,20 +72,17 @@ export function iccidProblem(iccid: string): 'iccid_rule' | 'iccid_luhn' | null 
   return null;
 }
 
-export const iccid = z
-  .string()
+export const iccid = text()
   .trim()
   .superRefine((v, ctx) => {
     const problem = iccidProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-const msisdn = z
-  .string()
+const msisdn = text()
   .trim()
   .regex(/^\+?\d{5,20}$/, 'msisdn_rule');
-const imsi = z
-  .string()
+const imsi = text()
   .trim()
   .regex(/^\d{6,15}$/, 'imsi_rule');
 
@@ -100,8 +98,8 @@ export const MAX_AMOUNT_FEN = 100_000_000;
 const fen = z.number().int().min(0).max(MAX_AMOUNT_FEN);
 const id = z.coerce.number().int().min(1).max(2_147_483_647);
 const idBody = z.number().int().min(1).max(2_147_483_647);
-const iso = z.string();
-const keyword = z.string().trim().max(64).optional();
+const iso = text();
+const keyword = text().trim().max(64).optional();
 /** Query flag `1`/`0`/`true`/`false`. */
 const flag = z
   .enum(['0', '1', 'true', 'false'])
@@ -109,7 +107,7 @@ const flag = z
   .transform((v) => (v === undefined ? undefined : v === '1' || v === 'true'));
 
 export const idParams = z.object({ id });
-export const iccidParams = z.object({ iccid: z.string().regex(ICCID_RULE, 'iccid_rule') });
+export const iccidParams = z.object({ iccid: text().regex(ICCID_RULE, 'iccid_rule') });
 
 // --- providers (admin): /api/card-admin/providers ---------------------------------------------------------------
 
@@ -129,20 +127,19 @@ const baseUrl = z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(256)
 export const manualProviderConfig = z.object({});
 /** China Mobile OneLink (API v5 EC): 应用编码 appid and API 接入密钥. */
 export const onelinkProviderConfig = z.object({
-  appid: z
-    .string()
+  appid: text()
     .trim()
     .min(1)
     .max(64)
     .regex(/^[0-9A-Za-z]+$/, 'appid_rule'),
-  password: z.string().max(256).default(''),
+  password: text().max(256).default(''),
   /** Empty: the real service. */
   base_url: baseUrl,
 });
 /** 1NCE management API: the API user's name and password (OAuth2 client credentials). */
 export const oneNceProviderConfig = z.object({
-  username: z.string().trim().min(1).max(128),
-  password: z.string().max(256).default(''),
+  username: text().trim().min(1).max(128),
+  password: text().max(256).default(''),
   base_url: baseUrl,
 });
 
@@ -153,7 +150,7 @@ export const SIM_PROVIDER_CONFIG_SCHEMAS = {
 } as const;
 
 const providerFields = {
-  name: z.string().trim().min(1).max(64),
+  name: text().trim().min(1).max(64),
   operator: simOperator,
   /** Minutes between scheduled syncs (0: only on demand). Ignored for `manual`. */
   sync_interval_min: z
@@ -163,7 +160,7 @@ const providerFields = {
     .max(7 * 24 * 60)
     .default(60),
   enabled: z.boolean().default(true),
-  remark: z.string().trim().max(200).default(''),
+  remark: text().trim().max(200).default(''),
 };
 
 export const simProviderBody = z.discriminatedUnion('kind', [
@@ -186,19 +183,19 @@ export type SimSyncStatus = (typeof SIM_SYNC_STATUSES)[number];
 
 export const simProviderItem = z.object({
   id: z.number().int(),
-  name: z.string(),
+  name: text(),
   kind: simProviderKind,
   operator: simOperator,
   /** Secret fields masked. */
-  config: z.record(z.string(), z.unknown()),
+  config: z.record(text(), z.unknown()),
   sync_interval_min: z.number().int(),
   enabled: z.boolean(),
-  remark: z.string(),
+  remark: text(),
   card_count: z.number().int(),
   /** The latest sync run, if any. */
   last_sync_at: iso.nullable(),
   last_sync_status: z.enum(SIM_SYNC_STATUSES).nullable(),
-  last_sync_error: z.string().nullable(),
+  last_sync_error: text().nullable(),
   createdat: iso,
   updatedat: iso,
 });
@@ -209,7 +206,7 @@ export const simProviderTestResult = z.object({
   ok: z.boolean(),
   /** auth | rate_limit | provider | not_found | null when ok. */
   error_kind: z.enum(['auth', 'rate_limit', 'provider', 'not_found']).nullable(),
-  message: z.string(),
+  message: text(),
   latency_ms: z.number().int(),
 });
 export type SimProviderTestResult = z.infer<typeof simProviderTestResult>;
@@ -219,7 +216,7 @@ export type SimProviderTestResult = z.infer<typeof simProviderTestResult>;
 export const simSyncRun = z.object({
   id: z.number().int(),
   provider_id: z.number().int(),
-  provider_name: z.string(),
+  provider_name: text(),
   /** `schedule` or `manual` (POST .../sync). */
   trigger: z.enum(['schedule', 'manual']),
   status: z.enum(SIM_SYNC_STATUSES),
@@ -235,7 +232,7 @@ export const simSyncRun = z.object({
   /** Cards newly flagged expired or exhausted by this run. */
   cards_flagged: z.number().int(),
   /** The last error (class and message), e.g. "RateLimitError: operator rate limit reached". */
-  error: z.string().nullable(),
+  error: text().nullable(),
   createdat: iso,
 });
 export type SimSyncRun = z.infer<typeof simSyncRun>;
@@ -261,8 +258,8 @@ export type PackageType = (typeof PACKAGE_TYPES)[number];
 export const PACKAGE_CODE_RULE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 
 const packageFields = {
-  name: z.string().trim().min(1).max(64),
-  code: z.string().trim().regex(PACKAGE_CODE_RULE, 'package_code_rule'),
+  name: text().trim().min(1).max(64),
+  code: text().trim().regex(PACKAGE_CODE_RULE, 'package_code_rule'),
   operator: simOperator,
   type: z.enum(PACKAGE_TYPES),
   validity_unit: z.enum(VALIDITY_UNITS),
@@ -270,7 +267,7 @@ const packageFields = {
   flow_mb: z.number().int().min(1).max(100_000_000),
   /** Price in fen (CNY cents). */
   price_fen: fen,
-  remark: z.string().trim().max(200).default(''),
+  remark: text().trim().max(200).default(''),
   /** Users see and buy only packages on sale. */
   on_sale: z.boolean().default(true),
 };
@@ -305,15 +302,15 @@ export type PackageListQuery = z.input<typeof packageListQuery>;
 
 export const packageItem = z.object({
   id: z.number().int(),
-  name: z.string(),
-  code: z.string(),
+  name: text(),
+  code: text(),
   operator: simOperator,
   type: z.enum(PACKAGE_TYPES),
   validity_unit: z.enum(VALIDITY_UNITS),
   validity_count: z.number().int(),
   flow_mb: z.number().int(),
   price_fen: z.number().int(),
-  remark: z.string(),
+  remark: text(),
   on_sale: z.boolean(),
   /** Admins only (0 for users): cards on it and orders that bought it; > 0 locks price, flow and validity. */
   card_count: z.number().int(),
@@ -335,7 +332,7 @@ const cardFields = {
   package_id: idBody.nullable().default(null),
   /** Assign the card to a user (they see it even when no device of theirs reports it). */
   uid: idBody.nullable().default(null),
-  remark: z.string().trim().max(200).default(''),
+  remark: text().trim().max(200).default(''),
 };
 
 /** POST /api/card-admin/cards. */
@@ -409,13 +406,13 @@ export const SIM_CARD_EXPORT_COLUMNS = [
 
 /** A row of the card lists (seed: phone, iccid, status, remaining traffic, month total, month used, activation time, expiry). */
 export const simCardItem = z.object({
-  iccid: z.string(),
-  phone: z.string(),
-  imsi: z.string(),
+  iccid: text(),
+  phone: text(),
+  imsi: text(),
   operator: simOperator,
   status: simCardStatus,
   /** The operator's own status value (null for manual cards). */
-  raw_status: z.string().nullable(),
+  raw_status: text().nullable(),
   flags: z.array(z.enum(SIM_CARD_FLAGS)),
   /** MB left of the current allowance (month for `monthly` packages, whole pool for `pool`); null without a package. */
   remaining_traffic: z.number().nullable(),
@@ -426,17 +423,17 @@ export const simCardItem = z.object({
   activation_time: iso.nullable(),
   expiry: iso.nullable(),
   package_id: z.number().int().nullable(),
-  package_name: z.string().nullable(),
+  package_name: text().nullable(),
   package_type: z.enum(PACKAGE_TYPES).nullable(),
   provider_id: z.number().int(),
   /** Admins only (null for users). */
-  provider_name: z.string().nullable(),
+  provider_name: text().nullable(),
   /** The device reporting this iccid now, if it is one the caller may see. */
-  device_sn: z.string().nullable(),
+  device_sn: text().nullable(),
   /** Assigned user (admins see it; users see their own uid or null). */
   uid: z.number().int().nullable(),
-  username: z.string().nullable(),
-  remark: z.string(),
+  username: text().nullable(),
+  remark: text(),
   last_synced_at: iso.nullable(),
   createdat: iso,
   updatedat: iso,
@@ -445,9 +442,9 @@ export type SimCardItem = z.infer<typeof simCardItem>;
 
 /** A SIM swap seen by the gateway: device `sn` reported `new_iccid` where it had `old_iccid`. */
 export const simSwapEvent = z.object({
-  sn: z.string(),
-  old_iccid: z.string(),
-  new_iccid: z.string(),
+  sn: text(),
+  old_iccid: text(),
+  new_iccid: text(),
   at: iso,
 });
 export type SimSwapEvent = z.infer<typeof simSwapEvent>;
@@ -457,9 +454,9 @@ export const simCardDetail = simCardItem.extend({
   /** The device this card sits in (by iccid), when the caller may see it. */
   device: z
     .object({
-      sn: z.string(),
-      name: z.string(),
-      product_key: z.string(),
+      sn: text(),
+      name: text(),
+      product_key: text(),
       online: z.number().int(),
       lastcommunicationat: iso.nullable(),
     })
@@ -472,7 +469,7 @@ export const simCardDetail = simCardItem.extend({
   operator_quota: z
     .object({ total: z.number().nullable(), used: z.number().nullable(), remaining: z.number().nullable() })
     .nullable(),
-  sync_error: z.string().nullable(),
+  sync_error: text().nullable(),
 });
 export type SimCardDetail = z.infer<typeof simCardDetail>;
 
@@ -480,12 +477,10 @@ export type SimCardDetail = z.infer<typeof simCardDetail>;
 export const simUsageQuery = z.object({
   granularity: z.enum(['day', 'month']).default('day'),
   /** YYYY-MM-DD for days, YYYY-MM for months; inclusive. */
-  from: z
-    .string()
+  from: text()
     .regex(/^\d{4}-\d{2}(-\d{2})?$/, 'date_rule')
     .optional(),
-  to: z
-    .string()
+  to: text()
     .regex(/^\d{4}-\d{2}(-\d{2})?$/, 'date_rule')
     .optional(),
 });
@@ -493,7 +488,7 @@ export type SimUsageQuery = z.input<typeof simUsageQuery>;
 
 export const simUsagePoint = z.object({
   /** YYYY-MM-DD or YYYY-MM. */
-  period: z.string(),
+  period: text(),
   /** MB used. */
   used: z.number(),
 });
@@ -530,9 +525,9 @@ export type SimImportReason = (typeof SIM_IMPORT_REASONS)[number];
 export const simImportFailure = z.object({
   /** Line in the file (headers are row 1). */
   row: z.number().int(),
-  iccid: z.string(),
+  iccid: text(),
   reason: z.enum(SIM_IMPORT_REASONS),
-  message: z.string(),
+  message: text(),
 });
 export type SimImportFailure = z.infer<typeof simImportFailure>;
 
@@ -540,10 +535,10 @@ export type SimImportFailure = z.infer<typeof simImportFailure>;
 export const simCardLogItem = z.object({
   id: z.number().int(),
   uid: z.number().int().nullable(),
-  username: z.string().nullable(),
+  username: text().nullable(),
   /** `batch` (file) or `single` (one card by form). */
   source: z.enum(['batch', 'single']),
-  filename: z.string(),
+  filename: text(),
   total: z.number().int(),
   created: z.number().int(),
   failed: z.number().int(),
@@ -553,7 +548,7 @@ export type SimCardLogItem = z.infer<typeof simCardLogItem>;
 export const simCardLogDetail = simCardLogItem.extend({
   failures: z.array(simImportFailure),
   /** ICCIDs created (at most 10,000). */
-  iccids: z.array(z.string()),
+  iccids: z.array(text()),
 });
 export type SimCardLogDetail = z.infer<typeof simCardLogDetail>;
 export const simCardLogQuery = pageQuery;
@@ -569,7 +564,7 @@ export type SimCardBatchResult = z.infer<typeof simCardBatchResult>;
 export const simUsageImportResult = z.object({
   total: z.number().int(),
   imported: z.number().int(),
-  failures: z.array(z.object({ row: z.number().int(), iccid: z.string(), message: z.string() })),
+  failures: z.array(z.object({ row: z.number().int(), iccid: text(), message: text() })),
 });
 export type SimUsageImportResult = z.infer<typeof simUsageImportResult>;
 
@@ -603,7 +598,7 @@ export const MAX_ORDER_CARDS = 500;
 export const orderCreateBody = z.object({
   package_id: idBody,
   iccids: z
-    .array(z.string().trim().regex(ICCID_RULE, 'iccid_rule'))
+    .array(text().trim().regex(ICCID_RULE, 'iccid_rule'))
     .min(1)
     .max(MAX_ORDER_CARDS)
     .refine((l) => new Set(l).size === l.length, 'duplicate iccid'),
@@ -628,7 +623,7 @@ export const orderListQuery = pageQuery.extend({
 export type OrderListQuery = z.input<typeof orderListQuery>;
 
 export const orderCardItem = z.object({
-  iccid: z.string(),
+  iccid: text(),
   kind: z.enum(ORDER_KINDS),
   /** The card before and after payment (null while pending). */
   expiry_before: iso.nullable(),
@@ -641,15 +636,15 @@ export type OrderCardItem = z.infer<typeof orderCardItem>;
 export const orderItem = z.object({
   id: z.number().int(),
   /** Human order number, e.g. SO20250314-000123. */
-  order_no: z.string(),
+  order_no: text(),
   uid: z.number().int(),
-  username: z.string().nullable(),
+  username: text().nullable(),
   kind: z.enum(ORDER_KINDS),
   status: z.enum(ORDER_STATUSES),
   package_id: z.number().int(),
   /** Snapshot at order time. */
-  package_name: z.string(),
-  package_code: z.string(),
+  package_name: text(),
+  package_code: text(),
   card_count: z.number().int(),
   unit_price_fen: z.number().int(),
   amount_fen: z.number().int(),
@@ -658,7 +653,7 @@ export const orderItem = z.object({
   refunded_at: iso.nullable(),
   cancelled_at: iso.nullable(),
   /** Admin note of a manual completion or a refund. */
-  note: z.string(),
+  note: text(),
   createdat: iso,
   updatedat: iso,
 });
@@ -668,7 +663,7 @@ export const orderDetail = orderItem.extend({ cards: z.array(orderCardItem) });
 export type OrderDetail = z.infer<typeof orderDetail>;
 
 /** POST /api/orders/:id/refund and /complete (admin): the note is audited and shown in the ledger. */
-export const orderAdminActionBody = z.object({ note: z.string().trim().max(200).default('') });
+export const orderAdminActionBody = z.object({ note: text().trim().max(200).default('') });
 export type OrderAdminActionBody = z.input<typeof orderAdminActionBody>;
 
 /** GET /api/cards/:iccid/orders: the package history of a card (paid, refunded and pending orders). */
@@ -706,8 +701,8 @@ export const ledgerItem = z.object({
   amount_fen: z.number().int(),
   balance_after_fen: z.number().int(),
   order_id: z.number().int().nullable(),
-  order_no: z.string().nullable(),
-  note: z.string(),
+  order_no: text().nullable(),
+  note: text(),
   /** Who made the change (the admin for top-ups and refunds, the buyer for orders). */
   operator_uid: z.number().int().nullable(),
   createdat: iso,
@@ -718,7 +713,7 @@ export type LedgerItem = z.infer<typeof ledgerItem>;
 export const topupBody = z.object({
   uid: idBody,
   amount_fen: fen.min(1),
-  note: z.string().trim().max(200).default(''),
+  note: text().trim().max(200).default(''),
 });
 export type TopupBody = z.input<typeof topupBody>;
 
@@ -726,7 +721,7 @@ export type TopupBody = z.input<typeof topupBody>;
 export const balanceAccountQuery = pageQuery.extend({ keyword });
 export const balanceAccountItem = z.object({
   uid: z.number().int(),
-  username: z.string(),
+  username: text(),
   balance_fen: z.number().int(),
   updatedat: iso.nullable(),
 });

@@ -12,6 +12,7 @@
  * How each channel signs and delivers: docs/notifications.md.
  */
 import { z } from 'zod';
+import { text as safeText } from './text';
 import { PHONE_RULE } from './auth';
 import { SECRET_MASK } from './platforms';
 
@@ -23,8 +24,8 @@ export type NotifyChannelName = (typeof NOTIFY_CHANNELS)[number];
 export const SMS_PROVIDERS = ['log', 'aliyun', 'tencent'] as const;
 export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
 
-const text = (max: number) => z.string().trim().max(max).default('');
-const secret = z.string().max(512).default('');
+const text = (max: number) => safeText().trim().max(max).default('');
+const secret = safeText().max(512).default('');
 const HOST_RULE = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
 
 /**
@@ -48,8 +49,7 @@ export const smsSettings = z.object({
   sdk_app_id: z
     .union([
       z.literal(''),
-      z
-        .string()
+      safeText()
         .trim()
         .regex(/^\d{4,20}$/, 'sdk_app_id_rule'),
     ])
@@ -58,8 +58,7 @@ export const smsSettings = z.object({
   region: z
     .union([
       z.literal(''),
-      z
-        .string()
+      safeText()
         .trim()
         .regex(/^[a-z]{2}-[a-z]{2,20}$/, 'region_rule'),
     ])
@@ -70,7 +69,7 @@ export type SmsSettingsBody = z.input<typeof smsSettings>;
 
 /** SMTP. `ssl`: TLS from the first byte (usually port 465); otherwise STARTTLS when the server offers it. */
 export const emailSettings = z.object({
-  host: z.union([z.literal(''), z.string().trim().max(253).regex(HOST_RULE, 'host_rule')]).default(''),
+  host: z.union([z.literal(''), safeText().trim().max(253).regex(HOST_RULE, 'host_rule')]).default(''),
   port: z.number().int().min(1).max(65535).default(465),
   /** Sign-in name and sender address. */
   account: z.union([z.literal(''), z.email().max(254)]).default(''),
@@ -90,8 +89,7 @@ export const wechatSettings = z.object({
   appid: z
     .union([
       z.literal(''),
-      z
-        .string()
+      safeText()
         .trim()
         .regex(/^[A-Za-z0-9_-]{4,64}$/, 'appid_rule'),
     ])
@@ -118,12 +116,11 @@ export const SETTINGS_SECRET_FIELDS = {
 
 // --- send test ---------------------------------------------------------------------------------------------------
 
-export const smsTestBody = z.object({ to: z.string().trim().regex(PHONE_RULE, 'phone_rule') });
+export const smsTestBody = z.object({ to: safeText().trim().regex(PHONE_RULE, 'phone_rule') });
 export const emailTestBody = z.object({ to: z.email().max(254) });
 /** The recipient's openid (a user who bound WeChat has one; the console offers the admin's own). */
 export const wechatTestBody = z.object({
-  to: z
-    .string()
+  to: safeText()
     .trim()
     .regex(/^[A-Za-z0-9_-]{6,64}$/, 'openid_rule'),
 });
@@ -136,22 +133,22 @@ export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
 export const deliveryItem = z.object({
   id: z.number().int(),
   channel: z.enum(NOTIFY_CHANNELS),
-  to: z.string(),
-  template: z.string(),
+  to: safeText(),
+  template: safeText(),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.number().int(),
-  last_error: z.string().nullable(),
-  provider_message_id: z.string().nullable(),
-  sentat: z.string().nullable(),
-  createdat: z.string(),
+  last_error: safeText().nullable(),
+  provider_message_id: safeText().nullable(),
+  sentat: safeText().nullable(),
+  createdat: safeText(),
 });
 export type DeliveryItem = z.infer<typeof deliveryItem>;
 
 /** The signed-in admin's own phone, email and WeChat openid: the console prefills the test dialogs with them. */
 export const settingsTestTargets = z.object({
-  phone: z.string().nullable(),
-  email: z.string().nullable(),
-  wechat_openid: z.string().nullable(),
+  phone: safeText().nullable(),
+  email: safeText().nullable(),
+  wechat_openid: safeText().nullable(),
 });
 export type SettingsTestTargets = z.infer<typeof settingsTestTargets>;
 

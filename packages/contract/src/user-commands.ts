@@ -3,6 +3,7 @@
  * one or many of their devices. Each send is a run; the run keeps one result per device.
  */
 import { z } from 'zod';
+import { text } from './text';
 import { pageQuery } from './common';
 import { commandType, HEX_RULE, SN_RULE, type CommandType } from './protocol';
 
@@ -41,33 +42,32 @@ export const idParams = z.object({ id: z.coerce.number().int().positive().max(2_
 
 /** `data` is checked by checkCommandValue in the service so the seed's codes (90000/90001/70003) reach the user. */
 export const userCommandBody = z.object({
-  name: z.string().trim().min(1).max(64),
+  name: text().trim().min(1).max(64),
   type: commandType,
-  data: z
-    .string()
+  data: text()
     .max(USER_COMMAND_DATA_MAX * 2)
     .optional(),
-  description: z.string().trim().max(200).default(''),
+  description: text().trim().max(200).default(''),
 });
 export type UserCommandBody = z.input<typeof userCommandBody>;
 
 export const userCommandUpdateBody = userCommandBody.partial().extend({
-  description: z.string().trim().max(200).optional(),
+  description: text().trim().max(200).optional(),
 });
 export type UserCommandUpdateBody = z.input<typeof userCommandUpdateBody>;
 
-export const userCommandListQuery = pageQuery.extend({ keyword: z.string().trim().max(64).optional() });
+export const userCommandListQuery = pageQuery.extend({ keyword: text().trim().max(64).optional() });
 export type UserCommandListQuery = z.infer<typeof userCommandListQuery>;
 
-const iso = z.string();
+const iso = text();
 
 export const userCommandItem = z.object({
   id: z.number().int(),
   uid: z.number().int(),
-  name: z.string(),
+  name: text(),
   type: commandType,
-  data: z.string(),
-  description: z.string(),
+  data: text(),
+  description: text(),
   /** How many times it was sent (runs). */
   runs: z.number().int(),
   createdat: iso,
@@ -77,13 +77,13 @@ export type UserCommandItem = z.infer<typeof userCommandItem>;
 
 /** Serial numbers of the caller's devices, one per array item or one per line. */
 export const targetSns = z
-  .union([z.array(z.string().max(64)), z.string().max(40_000)])
+  .union([z.array(text().max(64)), text().max(40_000)])
   .transform((v) =>
     (Array.isArray(v) ? v : v.split(/\r?\n/)).map((s) => s.trim()).filter((s) => s.length > 0),
   )
   .pipe(
     z
-      .array(z.string().regex(SN_RULE, 'sn_rule'))
+      .array(text().regex(SN_RULE, 'sn_rule'))
       .min(1)
       .max(USER_COMMAND_MAX_TARGETS)
       .transform((list) => [...new Set(list)]),
@@ -101,13 +101,13 @@ export const RUN_RESULT_STATUSES = ['sent', 'replied', 'timeout', 'offline', 'fa
 export type RunResultStatus = (typeof RUN_RESULT_STATUSES)[number];
 
 export const userCommandResult = z.object({
-  sn: z.string(),
+  sn: text(),
   /** The device command's id (matches device.command events); null when nothing was sent. */
-  command_id: z.string().nullable(),
+  command_id: text().nullable(),
   status: z.enum(RUN_RESULT_STATUSES),
   /** 0 sent; 20401 offline; 10117 not found; the device's reply code once replied. */
   code: z.number().int().nullable(),
-  reply: z.string().nullable(),
+  reply: text().nullable(),
   repliedat: iso.nullable(),
   latency_ms: z.number().int().nullable(),
 });
@@ -118,7 +118,7 @@ export const userCommandRunSummary = z.object({
   user_command_id: z.number().int(),
   /** What was sent (the command may have been edited since). */
   type: commandType,
-  data: z.string(),
+  data: text(),
   total: z.number().int(),
   createdat: iso,
 });
