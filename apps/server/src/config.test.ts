@@ -98,4 +98,18 @@ describe('loadConfig', () => {
       for (const name of ['PORT', 'MQTT_URL', 'SECRET_KEY', 'DATABASE_URL']) expect(msg).toContain(name);
     }
   });
+
+  it('reads OUTBOUND_ALLOW, refuses a bad entry, and refuses FIRMWARE_ALLOW_PRIVATE_URLS it replaced', () => {
+    const dir = tmp();
+    expect(loadConfig({ DATA_DIR: dir }).outboundAllow).toEqual([]);
+    expect(
+      loadConfig({ DATA_DIR: dir, OUTBOUND_ALLOW: ' fw.lan:8080, 10.20.0.0/16 ,,[fd00::1]:443' })
+        .outboundAllow,
+    ).toEqual(['fw.lan:8080', '10.20.0.0/16', '[fd00::1]:443']);
+    expect(() => loadConfig({ DATA_DIR: dir, OUTBOUND_ALLOW: '10.0.0.0/33' })).toThrow(/OUTBOUND_ALLOW/);
+    expect(() => loadConfig({ DATA_DIR: dir, FIRMWARE_ALLOW_PRIVATE_URLS: 'true' })).toThrow(
+      /OUTBOUND_ALLOW/,
+    );
+    expect(loadConfig({ DATA_DIR: dir, FIRMWARE_ALLOW_PRIVATE_URLS: 'false' }).outboundAllow).toEqual([]);
+  });
 });

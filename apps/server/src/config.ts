@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowList } from './lib/outbound';
 import { serverRoot } from './lib/paths';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -73,7 +74,29 @@ const envSchema = z.object({
     .int()
     .min(1)
     .default(64 * 1024 * 1024),
-  FIRMWARE_ALLOW_PRIVATE_URLS: bool(false),
+  /** Comma list of host[:port], IP[:port], [IPv6]:port and CIDR entries the outbound client may reach anyway. */
+  OUTBOUND_ALLOW: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const entries = v
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== '');
+      try {
+        parseAllowList(entries);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+      return entries;
+    }),
+  // Replaced by OUTBOUND_ALLOW: refused rather than ignored, so a lab relying on it learns why imports stop.
+  FIRMWARE_ALLOW_PRIVATE_URLS: z
+    .enum(['', '0', 'false', 'no'], {
+      error: 'replaced by OUTBOUND_ALLOW (host[:port] or CIDR entries), see docs/configuration.md',
+    })
+    .optional(),
   FIRMWARE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
   NOTIFY_ALIYUN_SMS_URL: url.default('https://dysmsapi.aliyuncs.com'),
   NOTIFY_TENCENT_SMS_URL: url.default('https://sms.tencentcloudapi.com'),
@@ -137,10 +160,13 @@ export interface Config {
   logLevel: string;
   /** Largest firmware binary accepted (upload or URL import), bytes. */
   firmwareMaxBytes: number;
-  /** Lets firmware URL imports reach loopback and private networks (tests, labs); off: SSRF guard. */
-  firmwareAllowPrivateUrls: boolean;
   /** Whole-download limit of a firmware URL import, ms. */
   firmwareFetchTimeoutMs: number;
+  /**
+   * OUTBOUND_ALLOW: hosts the outbound client (lib/outbound.ts) reaches although they are loopback, private or
+   * otherwise not public (on-premise operator APIs, a LAN firmware server). Read on every call.
+   */
+  outboundAllow: readonly string[];
   /** Notification channels (docs/notifications.md). */
   notify: {
     /** Aliyun Dysmsapi endpoint (tests point it at a local fake). */
@@ -210,8 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smsCodeLogFile: e.SMS_CODE_LOG_FILE ? path.resolve(e.SMS_CODE_LOG_FILE) : undefined,
     logLevel: e.LOG_LEVEL,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
-    firmwareAllowPrivateUrls: e.FIRMWARE_ALLOW_PRIVATE_URLS,
     firmwareFetchTimeoutMs: e.FIRMWARE_FETCH_TIMEOUT_MS,
+    outboundAllow: e.OUTBOUND_ALLOW,
     notify: {
       aliyunSmsUrl: trimSlash(e.NOTIFY_ALIYUN_SMS_URL),
       tencentSmsUrl: trimSlash(e.NOTIFY_TENCENT_SMS_URL),

@@ -9,6 +9,7 @@ import type { Config } from '../config';
 import { openDatabase } from '../db/client';
 import { migrationsFolder } from '../lib/paths';
 import { CapturingSmsProvider } from './capturing-sms';
+import { testOutboundAllow } from './outbound';
 
 export const ADMIN_PASSWORD = 'Admin123';
 export const USER_PASSWORD = 'User1234';
@@ -178,6 +179,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         // Tests share one Mosquitto (TEST_MQTT_URL) and run in parallel: apps of different tests must not split
         // each other's device traffic in one shared-subscription group. Instances of one test pass the same group.
         mqttShareGroup: `test-${randomBytes(6).toString('hex')}`,
+        // The fakes this test file started, and nothing else (./outbound.ts); read on every call, so fakes started
+        // after the app are reachable too.
+        outboundAllow: testOutboundAllow,
         ...options.config,
       },
     });

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { allowTestTarget } from './outbound';
 
 /**
  * A local stand-in for WeChat's OAuth token endpoint. It checks appid, secret, code and grant_type strictly,
@@ -44,6 +45,7 @@ export class FakeWechat {
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    allowTestTarget(this.url);
     return this;
   }
 

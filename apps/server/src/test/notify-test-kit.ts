@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Config } from '../config';
+import { allowTestTarget } from './outbound';
 
 /** A notify config for tests: no background worker, the fakes' endpoints. */
 export function notifyTestConfig(over: Partial<Config['notify']> = {}): Config['notify'] {
@@ -155,6 +156,7 @@ async function startFake(handler: Handler, port = 0): Promise<Fake> {
     return (server.address() as AddressInfo).port;
   };
   const actual = await listen(port);
+  allowTestTarget(`http://127.0.0.1:${actual}`);
   const close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();

@@ -253,15 +253,16 @@ export async function firmwareRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: 'Create a version from a URL: the server downloads it once and stores it like an upload',
         description:
-          'http and https only, at most 3 redirects, no loopback or private-network addresses (unless ' +
-          'FIRMWARE_ALLOW_PRIVATE_URLS), whole download within FIRMWARE_FETCH_TIMEOUT_MS. The same checks as an ' +
-          'upload (size 50001, type 50002, checksum 10113); 40001 when the server cannot connect, 40002 when the URL ' +
-          'answers an HTTP error, times out or breaks off (both with details on url).',
+          'http and https only, at most 3 redirects, no loopback, private or reserved address (40004, unless ' +
+          'OUTBOUND_ALLOW names it), whole download within FIRMWARE_FETCH_TIMEOUT_MS. The same checks as an ' +
+          'upload (size 50001, type 50002, checksum 10113); 502 40001 when the server cannot connect, 502 40002 when ' +
+          'the URL answers an HTTP error, times out or breaks off (each with details on url).',
         params: firmwareIdParams,
         body: firmwareVersionImportBody,
         response: {
           ...responses(firmwareVersion, ...SIGNED_IN, 413),
           415: errorBody.describe('file type (50002)'),
+          502: errorBody.describe('the URL could not be fetched (40001, 40002)'),
         },
       },
     },

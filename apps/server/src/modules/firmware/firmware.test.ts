@@ -7,8 +7,8 @@ import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FirmwareItem, FirmwareVersion, UsableFirmwareVersion } from '@cellhub/contract/firmware';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
+import { allowTestTarget } from '../../test/outbound';
 import { auditLogs } from '../audit/audit.table';
-import { isPrivateAddress } from './firmware-fetch';
 import { firmwareDir } from './firmware-file';
 import { assertVersionDeletable, getFirmwareVersionFile } from './firmware.service';
 import { firmwareVersions } from './firmware.table';
@@ -168,6 +168,8 @@ async function startFileServer(): Promise<FileServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  // Reached like an on-premise firmware server: through OUTBOUND_ALLOW (../../test/outbound.ts).
+  allowTestTarget(`http://127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
@@ -190,7 +192,7 @@ let aProduct: string;
 let files: FileServer;
 
 beforeAll(async () => {
-  t = await buildTestApp({ config: { firmwareAllowPrivateUrls: true, firmwareFetchTimeoutMs: 1500 } });
+  t = await buildTestApp({ config: { firmwareFetchTimeoutMs: 1500 } });
   admin = await t.adminToken();
   a = await t.createUser();
   b = await t.createUser();
@@ -825,7 +827,7 @@ describe('URL import', () => {
     const f = await firmware(t, admin, { name: 'Import errors', product_key: adminProduct });
     const before = storedFiles(t);
     const missing = await importUrl(f.id, { version: '1', url: `${files.url}/nothing.bin` });
-    expect(missing.statusCode).toBe(400);
+    expect(missing.statusCode).toBe(502);
     expect(errorOf(missing)).toMatchObject({
       code: 40002,
       details: [{ field: 'url', message: expect.stringContaining('404') }],
@@ -848,28 +850,40 @@ describe('URL import', () => {
     for (const slow of ['stall.bin', 'silent.bin']) {
       const started = Date.now();
       const res = await importUrl(f.id, { version: '1', url: `${files.url}/${slow}` });
-      expect(res.statusCode, slow).toBe(400);
+      expect(res.statusCode, slow).toBe(502);
       expect(errorOf(res), slow).toMatchObject({ code: 40002, details: [{ field: 'url' }] });
       expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
       expect(Date.now() - started).toBeLessThan(5000);
     }
+    // An allowed address where nothing listens: no connection, 502.
+    allowTestTarget('http://127.0.0.1:1');
     const closed = await importUrl(f.id, { version: '1', url: 'http://127.0.0.1:1/fw.bin' });
+    expect(closed.statusCode).toBe(502);
     expect(errorOf(closed)).toMatchObject({ code: 40001, details: [{ field: 'url' }] });
     const ftp = await importUrl(f.id, { version: '1', url: 'ftp://example.com/fw.bin' });
     expect(errorOf(ftp)).toMatchObject({ code: 10113, details: [{ field: 'url' }] });
     expect(storedFiles(t)).toEqual(before);
   });
 
-  it('refuses private addresses unless FIRMWARE_ALLOW_PRIVATE_URLS is set', async () => {
-    const guarded = await buildTestApp();
+  it('refuses private addresses unless OUTBOUND_ALLOW names them, the same for open and closed ports', async () => {
+    const guarded = await buildTestApp({ config: { outboundAllow: [] } });
+    // A port that was free a moment ago: the answer must not tell it from the file server's open one.
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const closedPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
     try {
       const token = await guarded.adminToken();
       const key = await product(guarded, token, 'Guarded');
       const f = await firmware(guarded, token, { name: 'SSRF', product_key: key });
       const before = files.requests.length;
+      const answers: unknown[] = [];
       for (const url of [
         `${files.url}/fw/dtu-1.2.0.bin`,
+        `http://127.0.0.1:${closedPort}/fw/dtu-1.2.0.bin`,
         `${files.url.replace('127.0.0.1', 'localhost')}/fw/dtu-1.2.0.bin`,
+        `${files.url.replace('127.0.0.1', '2130706433')}/fw/dtu-1.2.0.bin`,
+        `http://localhost:${closedPort}/fw/dtu-1.2.0.bin`,
         'http://[::1]/fw.bin',
         'http://169.254.169.254/latest/meta-data',
         'http://10.1.2.3/fw.bin',
@@ -877,21 +891,20 @@ describe('URL import', () => {
       ]) {
         const res = await importUrl(f.id, { version: '1', url }, guarded, token);
         expect(res.statusCode, url).toBe(400);
-        expect(errorOf(res), url).toMatchObject({
-          code: 10113,
-          details: [{ field: 'url', message: expect.stringContaining('private') }],
+        const body = errorOf(res);
+        expect(body, url).toMatchObject({
+          code: 40004,
+          details: [{ field: 'url', message: 'the URL points to a private or local address' }],
         });
+        answers.push(body);
       }
+      for (const answer of answers) expect(answer).toEqual(answers[0]);
       // Not one request reached the file server.
       expect(files.requests.length).toBe(before);
       expect(storedFiles(guarded)).toEqual([]);
     } finally {
       await guarded.close();
     }
-    expect(isPrivateAddress('8.8.8.8')).toBe(false);
-    expect(isPrivateAddress('2606:4700:4700::1111')).toBe(false);
-    expect(isPrivateAddress('100.64.1.1')).toBe(true);
-    expect(isPrivateAddress('fd00::1')).toBe(true);
   });
 });
 
@@ -901,7 +914,7 @@ describe('size limit (FIRMWARE_MAX_BYTES)', () => {
   let f: FirmwareItem;
   beforeAll(async () => {
     small = await buildTestApp({
-      config: { firmwareMaxBytes: 1024, firmwareAllowPrivateUrls: true, firmwareFetchTimeoutMs: 5000 },
+      config: { firmwareMaxBytes: 1024, firmwareFetchTimeoutMs: 5000 },
     });
     token = await small.adminToken();
     f = await firmware(small, token, {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { allowTestTarget } from '../outbound';
 
 /** What an operator fake sees of one request. */
 export interface FakeRequest {
@@ -90,6 +91,7 @@ export class FakeHttp {
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    allowTestTarget(this.url);
   }
 
   async stop(): Promise<void> {

@@ -66,7 +66,8 @@ function showRefusal(e: ApiError, mode: Mode, setField: (field: string, message:
     setField('version', e.message);
     return true;
   }
-  if (e.code === 10113 && details.length > 0) {
+  // 40004: the URL points where the server may not connect (private or local address).
+  if ((e.code === 10113 || e.code === 40004) && details.length > 0) {
     for (const d of details) setField(d.field === 'file' && mode === 'url' ? 'url' : d.field, d.message);
     return true;
   }
