@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/app-error';
 import { buildTestApp, type TestApp } from '../../test/app';
+import { eventually } from '../../test/gateway-test-kit';
 import { users } from '../users/users.table';
 import { ChannelSmsProvider } from './channel-sms-provider';
 import {
@@ -600,6 +602,44 @@ describe('delivery worker', () => {
     await drain();
     expect(await row(id)).toMatchObject({ status: 'sent', attempts: 2 });
     expect(smtp.received.map((m) => m.envelopeTo[0])).toEqual(['orphan@example.com']);
+  });
+});
+
+describe('a worker killed mid-send', () => {
+  it('another worker takes the row over when the lease runs out; the mail arrives once', async () => {
+    // An SMTP server that accepts the connection and never greets: the first worker's send hangs there.
+    const stalled: Socket[] = [];
+    const stall = createServer((socket) => stalled.push(socket));
+    await new Promise<void>((resolve) => stall.listen(0, '127.0.0.1', resolve));
+    const email = (port: number) =>
+      put('email', { host: '127.0.0.1', port, account: SMTP_USER, ssl: false, password: SMTP_PASS });
+    try {
+      await email((stall.address() as AddressInfo).port);
+      smtp.received.length = 0;
+      const id = await enqueue(message({ to: 'killed@example.com' }));
+      const first = createNotifyWorker(t.app.deps);
+      const firstRun = first.runOnce();
+      await eventually(async () => (stalled.length === 1 ? true : undefined));
+      first.abandon();
+      expect(await row(id)).toMatchObject({ status: 'sending', attempts: 1 });
+
+      await email(smtp.port);
+      expect(await worker.runOnce()).toBe(0); // the dead worker's lease still holds
+      t.clock.advance(4 * t.app.deps.config.notify.sendTimeoutMs + 31_000);
+      await drain();
+      expect(await row(id)).toMatchObject({ status: 'sent', attempts: 2 });
+
+      // The dead worker's connection drops: its send fails, and it writes nothing over the outcome.
+      for (const socket of stalled) socket.destroy();
+      await firstRun;
+      expect(await row(id)).toMatchObject({ status: 'sent', attempts: 2 });
+      await smtp.waitFor(1);
+      expect(smtp.received.map((m) => m.envelopeTo[0])).toEqual(['killed@example.com']);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+      await new Promise((resolve) => stall.close(resolve));
+      await email(smtp.port);
+    }
   });
 });
 

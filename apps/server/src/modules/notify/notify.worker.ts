@@ -1,5 +1,7 @@
 import { and, asc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { backoffMs as jobBackoffMs } from '../../jobs/backoff';
+import { type JobKind, JobWorker, type WakeChannels } from '../../jobs/worker';
 import { type ChannelDeps, DeliveryError, deliver } from './notify.channels';
 import { registerLocalWorker } from './notify.service';
 import { type DeliveryRow, notifyDeliveries } from './notify.table';
@@ -11,12 +13,14 @@ const MAX_BACKOFF_MS = 60 * 60_000;
 export interface NotifyWorker {
   /** Claims the due messages (one batch), sends them and records the outcome. Answers how many were claimed. */
   runOnce(): Promise<number>;
-  /** Polls every NOTIFY_POLL_MS and answers wake-ups from enqueueNotification in this process. */
+  /** Polls every NOTIFY_POLL_MS and answers wake-ups (enqueueNotification in this process, `jobs_notify`). */
   start(): void;
   /** Asks for a run soon (used after an enqueue). */
   wake(): void;
-  /** Stops polling and waits for the run in progress. */
+  /** Stops claiming, gives back claims not started, waits for the sends in progress. */
   stop(): Promise<void>;
+  /** Tests: a crash. Sends in progress write nothing afterwards; their rows wait for the lease. */
+  abandon(): void;
 }
 
 export interface NotifyWorkerOptions {
@@ -25,8 +29,9 @@ export interface NotifyWorkerOptions {
 }
 
 /**
- * The delivery worker (docs/notifications.md "Delivery guarantees"). Any number of them, in any number of server
- * instances, share the table:
+ * The delivery worker (docs/notifications.md "Delivery guarantees"): the `notify` job kind of src/jobs, whose
+ * JobWorker runs the loop (up to BATCH sends at once, wake-ups on `jobs_notify` and from enqueues in this process, a
+ * poll every NOTIFY_POLL_MS, graceful stop). Any number of them, in any number of server instances, share the table:
  *
  * - a claim is one short transaction: due rows are locked with FOR UPDATE SKIP LOCKED (two workers never take one
  *   row), marked `sending` with a lease (`locked_until`) and their attempt counted, then the transaction commits
@@ -42,18 +47,17 @@ export interface NotifyWorkerOptions {
  * A row whose lease ran out (its worker died mid-send) is taken again. Whether the provider got that message is
  * unknown, so this is the one case that can send twice; it needs a crash during a provider call.
  */
-export function createNotifyWorker(deps: ChannelDeps, options: NotifyWorkerOptions = {}): NotifyWorker {
+export function createNotifyWorker(
+  deps: ChannelDeps & { channels?: WakeChannels },
+  options: NotifyWorkerOptions = {},
+): NotifyWorker {
   const cfg = deps.config.notify;
   const random = options.random ?? Math.random;
   const leaseMs = 4 * cfg.sendTimeoutMs + 30_000;
-  let timer: NodeJS.Timeout | undefined;
   let wakeTimers: NodeJS.Timeout[] = [];
-  let running: Promise<number> | undefined;
-  let again = false;
-  let stopped = true;
   let unregister: (() => void) | undefined;
 
-  async function claim(): Promise<DeliveryRow[]> {
+  async function claim(limit: number): Promise<DeliveryRow[]> {
     const now = deps.now();
     // Dates here have millisecond resolution, the database's now() microseconds: a row queued earlier in this same
     // millisecond is due too.
@@ -69,7 +73,7 @@ export function createNotifyWorker(deps: ChannelDeps, options: NotifyWorkerOptio
           ),
         )
         .orderBy(asc(notifyDeliveries.nextAttemptAt), asc(notifyDeliveries.id))
-        .limit(BATCH)
+        .limit(limit)
         .for('update', { skipLocked: true });
       if (due.length === 0) return [];
 
@@ -167,19 +171,21 @@ export function createNotifyWorker(deps: ChannelDeps, options: NotifyWorkerOptio
     return out;
   }
 
-  function backoffMs(attempt: number): number {
-    const full = Math.min(MAX_BACKOFF_MS, cfg.retryBaseMs * 2 ** (attempt - 1));
-    return Math.round(full / 2 + (random() * full) / 2);
-  }
+  const backoffMs = (attempt: number) =>
+    jobBackoffMs({ baseMs: cfg.retryBaseMs, maxMs: MAX_BACKOFF_MS }, attempt, random);
 
-  async function finish(row: DeliveryRow): Promise<void> {
-    const mine = and(
+  const mine = (row: DeliveryRow) =>
+    and(
       eq(notifyDeliveries.id, row.id),
       eq(notifyDeliveries.status, 'sending'),
       eq(notifyDeliveries.attempts, row.attempts),
     );
+
+  async function finish(row: DeliveryRow, signal: AbortSignal): Promise<void> {
     try {
       const result = await deliver(deps, row);
+      // A crashed worker writes nothing (tests abandon a worker to play one).
+      if (signal.aborted) return;
       await deps.db
         .update(notifyDeliveries)
         .set({
@@ -189,8 +195,9 @@ export function createNotifyWorker(deps: ChannelDeps, options: NotifyWorkerOptio
           lastError: null,
           providerMessageId: result.providerMessageId ?? null,
         })
-        .where(mine);
+        .where(mine(row));
     } catch (err) {
+      if (signal.aborted) return;
       const known = err instanceof DeliveryError;
       if (!known) deps.log.error({ err, delivery: row.id }, 'notification send crashed');
       const reason = known ? err.message : `unexpected error: ${(err as Error).message}`;
@@ -204,12 +211,12 @@ export function createNotifyWorker(deps: ChannelDeps, options: NotifyWorkerOptio
             lastError: reason,
             nextAttemptAt: new Date(deps.now().getTime() + backoffMs(row.attempts)),
           })
-          .where(mine);
+          .where(mine(row));
       } else {
         await deps.db
           .update(notifyDeliveries)
           .set({ status: 'failed', lockedUntil: null, lastError: reason })
-          .where(mine);
+          .where(mine(row));
         deps.log.warn(
           { delivery: row.id, channel: row.channel, attempts: row.attempts, reason },
           'notification failed for good',
@@ -218,72 +225,53 @@ export function createNotifyWorker(deps: ChannelDeps, options: NotifyWorkerOptio
     }
   }
 
-  async function runOnce(): Promise<number> {
-    const claimed = await claim();
-    await Promise.all(claimed.map((row) => finish(row)));
-    return claimed.length;
-  }
-
-  // One run at a time per worker; a wake-up during a run asks for another run right after it.
-  function kick(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      let total = 0;
-      try {
-        do {
-          again = false;
-          const n = await runOnce();
-          total += n;
-          if (n === BATCH) again = true;
-        } while (again && !stopped);
-      } catch (err) {
-        deps.log.warn({ err }, 'notification worker run failed');
+  const kind: JobKind<DeliveryRow> = {
+    name: 'notify',
+    claim,
+    run: (row, ctx) => finish(row, ctx.signal),
+    async release(rows) {
+      for (const row of rows) {
+        await deps.db
+          .update(notifyDeliveries)
+          .set({ status: 'pending', attempts: sql`${notifyDeliveries.attempts} - 1`, lockedUntil: null })
+          .where(mine(row));
       }
-      return total;
-    })().finally(() => {
-      running = undefined;
-      schedule();
-    });
-  }
-
-  function schedule(): void {
-    if (stopped || cfg.pollMs <= 0) return;
-    clearTimeout(timer);
-    timer = setTimeout(kick, cfg.pollMs);
-    timer.unref();
-  }
+    },
+  };
+  const worker = new JobWorker(kind, {
+    log: deps.log,
+    channels: deps.channels,
+    concurrency: BATCH,
+    pollMs: cfg.pollMs,
+  });
 
   return {
-    runOnce,
+    runOnce: () => worker.runOnce(),
     start() {
-      if (!stopped) return;
-      stopped = false;
-      unregister = registerLocalWorker(this);
-      schedule();
+      unregister ??= registerLocalWorker(this);
+      worker.start();
     },
     wake() {
-      if (stopped) return;
       // The enqueueing transaction has usually not committed yet: look now and once more shortly after.
       for (const ms of [20, 250]) {
         const t = setTimeout(() => {
           wakeTimers = wakeTimers.filter((x) => x !== t);
-          kick();
+          worker.wake();
         }, ms);
         t.unref();
         wakeTimers.push(t);
       }
     },
     async stop() {
-      stopped = true;
       unregister?.();
-      clearTimeout(timer);
       for (const t of wakeTimers) clearTimeout(t);
       wakeTimers = [];
-      await running;
+      await worker.stop();
+    },
+    abandon() {
+      unregister?.();
+      for (const t of wakeTimers) clearTimeout(t);
+      worker.abandon();
     },
   };
 }
