@@ -47,7 +47,9 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
         tags: ['auth'],
         summary: 'Sign in with username and password',
         description:
-          'Wrong credentials: 31001. Disabled account: 10103. 5 failures per account and 30 per address in 15 minutes, then 429.',
+          'Wrong credentials: 31001. Disabled account: 10103. 5 failures per account and address and 30 per address ' +
+          'in 15 minutes, then 429; an account guessed at from many addresses is slowed (up to 4 s), never locked. ' +
+          '503 / 10105 when the limiter cannot record.',
         security: [],
         body: loginBody,
         response: responses(loginResult),
@@ -63,7 +65,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['auth'],
         summary: 'Sign in with phone and SMS code',
-        description: 'No account with this phone: 20130. Wrong or expired code: 20121.',
+        description: 'Wrong or expired code, or no account with this phone (not told apart): 20121.',
         security: [],
         body: loginPhoneBody,
         response: responses(loginResult),
@@ -81,7 +83,7 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Create an account (role user)',
         description:
           'Passwords differ: 11013. Username taken: 31003. With a phone a code (purpose register) is required: ' +
-          '20119 missing, 20121 wrong, 20129 number already used.',
+          '20119 missing, 20121 wrong, then 20129 if the number is already used.',
         security: [],
         body: registerBody,
         response: responses(registerResult),
@@ -113,9 +115,10 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
         tags: ['auth'],
         summary: 'Send a 6-digit SMS code (valid 5 minutes, 5 attempts, single use)',
         description:
-          'purpose login (needs an account with the phone: 20130), register (number free: 20129) or change_phone ' +
-          '(signed in; same number 20125, used by another account 20129). One per phone per minute, 10 per day, ' +
-          '20 per address per hour.',
+          'purpose login (sent only if an account has the phone), register (sent to any phone; registration ' +
+          'answers 20129 for a taken one) or change_phone (signed in; same number 20125, used by another account ' +
+          '20129). login and register answer the same whether the phone has an account or not. One per phone per ' +
+          'minute, 10 per day, 20 per address per hour.',
         body: smsCodeBody,
         response: responses(z.null(), ...SIGNED_IN),
       },

@@ -7,7 +7,16 @@ import type { Actor, Deps, RequestContext } from '../../lib/deps';
 import { hashPassword, verifyPassword } from '../../lib/password';
 import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
-import { assertUnder, consume, LIMITS, reset } from '../rate-limit/rate-limit.service';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  assertUnder,
+  consume,
+  countOf,
+  limiterStep,
+  LIMITS,
+  loginDelayMs,
+  reset,
+} from '../rate-limit/rate-limit.service';
 import { users, type UserRow } from '../users/users.table';
 import type { SessionCache } from './session-cache';
 import { findUserByPhone, findUserByUsername, isUniqueViolation } from '../users/users.service';
@@ -48,12 +57,21 @@ export async function openSession(
 export async function login(deps: Deps, ctx: RequestContext, body: LoginBody): Promise<LoginResult> {
   const now = deps.now();
   const accountLimit = LIMITS.loginAccount(body.username);
+  const pairLimit = LIMITS.loginAccountAddress(body.username, ctx.ip);
   const ipLimit = LIMITS.loginIp(ctx.ip);
-  await assertUnder(deps.db, [accountLimit, ipLimit], now);
+  const failures = await limiterStep(deps, 'sign-in check', async () => {
+    await assertUnder(deps.db, [pairLimit, ipLimit], now);
+    return countOf(deps.db, accountLimit, now);
+  });
+  const delay = loginDelayMs(failures);
+  if (delay > 0) await sleep(delay);
   const user = await findUserByUsername(deps.db, body.username);
   const ok = await verifyPassword(user?.passwordHash, body.password);
   if (!user || !ok) {
-    await consume(deps.db, [accountLimit, ipLimit], now).catch(() => undefined);
+    // The account's count first: a 429 of the pair or address must not leave it uncounted.
+    await limiterStep(deps, 'sign-in failure', () =>
+      consume(deps.db, [accountLimit, pairLimit, ipLimit], now),
+    );
     await writeAudit(deps.db, {
       uid: user?.id ?? null,
       action: 'sign_in_failed',
@@ -66,10 +84,17 @@ export async function login(deps: Deps, ctx: RequestContext, body: LoginBody): P
   // Only a caller who knows the password learns that the account is disabled.
   if (user.disabled) throw new AppError(10103);
   const result = await deps.db.transaction((tx) => openSession(tx, deps, user, ctx, 'password'));
-  await reset(deps.db, accountLimit.key);
+  // The session is open; a counter left behind only delays this address's next mistakes.
+  await reset(deps.db, pairLimit.key).catch((err: unknown) =>
+    deps.log.warn({ err }, 'rate limiter: could not reset the sign-in failures of an address'),
+  );
   return result;
 }
 
+/**
+ * The answer never tells whether the phone has an account: a sign-in code is only ever sent to a phone with one,
+ * so for any other phone every code is wrong (20121), as it is for a wrong guess.
+ */
 export async function loginByPhone(
   deps: Deps,
   ctx: RequestContext,
@@ -78,18 +103,18 @@ export async function loginByPhone(
   const phone = normalizePhone(body.phone);
   const now = deps.now();
   const ipLimit = LIMITS.loginIp(ctx.ip);
-  await assertUnder(deps.db, [ipLimit], now);
+  await limiterStep(deps, 'phone sign-in check', () => assertUnder(deps.db, [ipLimit], now));
   const user = await findUserByPhone(deps.db, phone);
-  if (!user) throw new AppError(20130);
   let codeId: number;
   try {
     codeId = await verifySmsCode(deps, { phone, purpose: 'login', captcha: body.captcha });
+    if (!user) throw new AppError(20121);
   } catch (err) {
-    await consume(deps.db, [ipLimit], now).catch(() => undefined);
+    await limiterStep(deps, 'phone sign-in failure', () => consume(deps.db, [ipLimit], now));
     await writeAudit(deps.db, {
-      uid: user.id,
+      uid: user?.id ?? null,
       action: 'sign_in_failed',
-      target: `user:${user.id}`,
+      target: user ? `user:${user.id}` : `phone:${phone}`,
       ip: ctx.ip,
       detail: { method: 'phone' },
     });
@@ -109,15 +134,16 @@ export async function register(
 ): Promise<{ uid: number }> {
   if (body.password !== body.password2) throw new AppError(11013);
   const now = deps.now();
-  await consume(deps.db, [LIMITS.registerIp(ctx.ip)], now);
+  await limiterStep(deps, 'registration', () => consume(deps.db, [LIMITS.registerIp(ctx.ip)], now));
   if (await findUserByUsername(deps.db, body.username)) throw new AppError(31003);
   let phone: string | null = null;
   let codeId: number | undefined;
   if (body.phone) {
     phone = normalizePhone(body.phone);
     if (!body.captcha) throw new AppError(20119);
-    if (await findUserByPhone(deps.db, phone)) throw new AppError(20129);
+    // The code first: only whoever holds the phone learns that it already has an account.
     codeId = await verifySmsCode(deps, { phone, purpose: 'register', captcha: body.captcha });
+    if (await findUserByPhone(deps.db, phone)) throw new AppError(20129);
   }
   const passwordHash = await hashPassword(body.password);
   try {

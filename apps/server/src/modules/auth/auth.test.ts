@@ -1,7 +1,8 @@
-import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_PASSWORD, buildTestApp, errorOf, USER_PASSWORD, type TestApp } from '../../test/app';
 import { auditLogs } from '../audit/audit.table';
+import { countOf, LIMITS, loginDelayMs } from '../rate-limit/rate-limit.service';
 import { sessions, smsCodes } from './auth.table';
 
 let t: TestApp;
@@ -75,34 +76,120 @@ describe('POST /api/auth/login', () => {
     expect(errorOf(res).details).toEqual([expect.objectContaining({ field: 'password' })]);
   });
 
-  it('locks an account for 15 minutes after 5 failures, even for the right password (429 + Retry-After)', async () => {
+  it('limits failures per account and address: 429 after 5 from one address, for 15 minutes', async () => {
     const u = await t.createUser();
-    for (let i = 0; i < 5; i++) {
+    const ip = freshIp();
+    t.clock.toNextDay(3_600_000);
+    const attempt = (password: string, remoteAddress = ip) =>
+      t.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress,
+        payload: { username: u.username, password },
+      });
+    for (let i = 0; i < 5; i++) expect(errorOf(await attempt('Wrong123')).code).toBe(31001);
+    // Even the right password, from that address.
+    const limited = await attempt(USER_PASSWORD);
+    expect(limited.statusCode).toBe(429);
+    expect(errorOf(limited).code).toBe(10104);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    t.clock.advance(15 * 60_000);
+    expect((await attempt(USER_PASSWORD)).statusCode).toBe(200);
+  });
+
+  it('never locks the owner out: guesses from other addresses only slow the account down', async () => {
+    const u = await t.createUser();
+    t.clock.toNextDay(7_200_000);
+    const attempt = (remoteAddress: string, password: string) =>
+      t.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress,
+        payload: { username: u.username, password },
+      });
+    // One attacking address is stopped after 5 guesses; a second one goes on, slowed (250 ms, 500 ms).
+    const [first, second] = [freshIp(), freshIp()];
+    for (let i = 0; i < 5; i++) expect((await attempt(first, `Guess${i}xyz`)).statusCode).toBe(400);
+    expect((await attempt(first, 'Guess5xyz')).statusCode).toBe(429);
+    for (let i = 0; i < 2; i++) expect((await attempt(second, `More${i}xyz`)).statusCode).toBe(400);
+    const failures = await countOf(t.app.deps.db, LIMITS.loginAccount(u.username), t.clock.now());
+    expect(failures).toBe(7);
+    const started = performance.now();
+    const owner = await attempt(freshIp(), USER_PASSWORD);
+    expect(owner.statusCode).toBe(200);
+    expect(owner.json().data.uid).toBe(u.uid);
+    // Slowed by the account's failures, not refused.
+    expect(loginDelayMs(failures)).toBe(1000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(loginDelayMs(failures) - 5);
+  });
+
+  it('slows an account down more the more it is guessed at, up to 4 s', () => {
+    expect([0, 4, 5, 6, 7, 9, 10, 100].map(loginDelayMs)).toEqual([0, 0, 250, 500, 1000, 4000, 4000, 4000]);
+  });
+
+  it('refuses sign-in (503 / 10105) and logs it when the limiter cannot record a failure', async () => {
+    const log = vi.spyOn(t.app.deps.log, 'error');
+    await t.app.deps.db.execute(sql`alter table rate_limits rename to rate_limits_away`);
+    try {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: freshIp(),
+        payload: { username: 'admin', password: 'Wrong123' },
+      });
+      expect(res.statusCode).toBe(503);
+      expect(errorOf(res).code).toBe(10105);
+      const phone = await t.inject({
+        method: 'POST',
+        url: '/api/auth/login/phone',
+        remoteAddress: freshIp(),
+        payload: { phone: '13800000009', captcha: '123456' },
+      });
+      expect(phone.statusCode).toBe(503);
+      expect(errorOf(phone).code).toBe(10105);
+      expect(log.mock.calls.map((c) => c[1])).toContain(
+        'rate limiter failed (sign-in check): request refused',
+      );
+    } finally {
+      await t.app.deps.db.execute(sql`alter table rate_limits_away rename to rate_limits`);
+      log.mockRestore();
+    }
+  });
+
+  it('refuses sign-in when only the write of a failure fails', async () => {
+    const u = await t.createUser();
+    // Reads succeed, the failure's insert does not: a trigger that refuses new counters.
+    await t.app.deps.db.execute(sql`create function refuse_counter() returns trigger language plpgsql as
+      $$ begin raise exception 'counter store is full'; end $$`);
+    await t.app.deps.db.execute(
+      sql`create trigger refuse_counter before insert or update on rate_limits for each row execute function refuse_counter()`,
+    );
+    const log = vi.spyOn(t.app.deps.log, 'error');
+    try {
       const res = await t.inject({
         method: 'POST',
         url: '/api/auth/login',
         remoteAddress: freshIp(),
         payload: { username: u.username, password: 'Wrong123' },
       });
-      expect(errorOf(res).code).toBe(31001);
+      expect(res.statusCode).toBe(503);
+      expect(errorOf(res).code).toBe(10105);
+      expect(log.mock.calls.map((c) => c[1])).toContain(
+        'rate limiter failed (sign-in failure): request refused',
+      );
+    } finally {
+      await t.app.deps.db.execute(sql`drop trigger refuse_counter on rate_limits`);
+      await t.app.deps.db.execute(sql`drop function refuse_counter()`);
+      log.mockRestore();
     }
-    const locked = await t.inject({
+    // And works again once it can record.
+    const again = await t.inject({
       method: 'POST',
       url: '/api/auth/login',
       remoteAddress: freshIp(),
       payload: { username: u.username, password: USER_PASSWORD },
     });
-    expect(locked.statusCode).toBe(429);
-    expect(errorOf(locked).code).toBe(10104);
-    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
-    t.clock.advance(15 * 60_000);
-    const later = await t.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      remoteAddress: freshIp(),
-      payload: { username: u.username, password: USER_PASSWORD },
-    });
-    expect(later.statusCode).toBe(200);
+    expect(again.statusCode).toBe(200);
   });
 
   it('limits failures per address to 30 in 15 minutes', async () => {
@@ -249,12 +336,13 @@ describe('POST /api/auth/register', () => {
     const token = (await t.login('phoned_1', 'Phoned123')).token;
     const info = await t.inject({ method: 'GET', url: '/api/user/info', token });
     expect(info.json().data.phone).toBe(phone);
-    // The number is now taken.
+    // The number is now taken: the next registration with it learns so once it proves it holds the phone.
     t.clock.advance(61_000);
+    await t.inject({ method: 'POST', url: '/api/user/smscode', payload: { phone, purpose: 'register' } });
     const again = await t.inject({
       method: 'POST',
-      url: '/api/user/smscode',
-      payload: { phone, purpose: 'register' },
+      url: '/api/auth/register',
+      payload: { ...base, username: 'phoned_2', captcha: t.sms.lastCode(phone) },
     });
     expect(errorOf(again).code).toBe(20129);
   });
@@ -299,19 +387,51 @@ describe('POST /api/user/smscode and POST /api/auth/login/phone', () => {
     expect(errorOf(res)).toMatchObject({ code: 10113, details: [{ field: 'phone', message: 'phone_rule' }] });
   });
 
-  it('answers 20130 when no account has the phone', async () => {
-    const send = await t.inject({
-      method: 'POST',
-      url: '/api/user/smscode',
-      payload: { phone: '13800000003', purpose: 'login' },
-    });
-    expect(errorOf(send).code).toBe(20130);
+  it('answers the same whether a phone has an account or not, and sends only to one that has', async () => {
+    const withAccount = '13800000013';
+    await userWithPhone(withAccount);
+    const none = '13800000003';
+    const answers = [];
+    for (const phone of [withAccount, none]) {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/user/smscode',
+        payload: { phone, purpose: 'login' },
+      });
+      answers.push([res.statusCode, res.body]);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]![0]).toBe(200);
+    expect(t.sms.lastCode(withAccount)).toBeDefined();
+    expect(t.sms.lastCode(none)).toBeUndefined();
+    // Signing in with a code: a phone without an account answers like a wrong code.
     const login = await t.inject({
       method: 'POST',
       url: '/api/auth/login/phone',
-      payload: { phone: '13800000003', captcha: '123456' },
+      payload: { phone: none, captcha: '123456' },
     });
-    expect(errorOf(login).code).toBe(20130);
+    expect(errorOf(login).code).toBe(20121);
+    // Registration codes go to any phone; a taken number is named only to whoever holds its code.
+    t.clock.advance(61_000);
+    const taken = await t.inject({
+      method: 'POST',
+      url: '/api/user/smscode',
+      payload: { phone: withAccount, purpose: 'register' },
+    });
+    expect(taken.statusCode).toBe(200);
+    const base = { username: 'taker_1', password: 'Taker123', password2: 'Taker123', phone: withAccount };
+    const guess = await t.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { ...base, captcha: '000001' },
+    });
+    expect(errorOf(guess).code).toBe(t.sms.lastCode(withAccount) === '000001' ? 20129 : 20121);
+    const holder = await t.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { ...base, captcha: t.sms.lastCode(withAccount) },
+    });
+    expect(errorOf(holder).code).toBe(20129);
   });
 
   it('signs in with a code once; the code is stored hashed', async () => {

@@ -4,7 +4,7 @@ import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps, RequestContext } from '../../lib/deps';
 import { normalizePhone } from '../../lib/phone';
-import { consume, LIMITS } from '../rate-limit/rate-limit.service';
+import { consume, limiterStep, LIMITS } from '../rate-limit/rate-limit.service';
 import { findUserByPhone } from '../users/users.service';
 import { smsCodes } from './auth.table';
 
@@ -15,7 +15,9 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * POST /api/user/smscode. Public for sign-in and registration codes; a phone-change code needs a signed-in caller.
- * Limits are counted before the account checks so they also cap probing which numbers have accounts.
+ * Public requests answer the same whether the phone has an account or not: a sign-in code is sent only to a phone
+ * with an account, a registration code to any phone (registration then refuses a taken number, 20129, to whoever
+ * holds the code). Limits are counted first, so they also cap probing.
  */
 export async function sendSmsCode(
   deps: Deps,
@@ -26,14 +28,11 @@ export async function sendSmsCode(
   const actor = 'uid' in caller ? caller : undefined;
   if (input.purpose === 'change_phone' && !actor) throw new AppError(10102);
   const now = deps.now();
-  await consume(
-    deps.db,
-    [LIMITS.smsPhoneMinute(phone), LIMITS.smsIp(caller.ip), LIMITS.smsPhoneDay(phone)],
-    now,
+  await limiterStep(deps, 'SMS code', () =>
+    consume(deps.db, [LIMITS.smsPhoneMinute(phone), LIMITS.smsIp(caller.ip), LIMITS.smsPhoneDay(phone)], now),
   );
   const owner = await findUserByPhone(deps.db, phone);
-  if (input.purpose === 'login' && !owner) throw new AppError(20130);
-  if (input.purpose === 'register' && owner) throw new AppError(20129);
+  if (input.purpose === 'login' && !owner) return;
   if (input.purpose === 'change_phone' && owner) {
     throw new AppError(owner.id === actor?.uid ? 20125 : 20129);
   }

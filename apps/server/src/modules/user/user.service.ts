@@ -12,7 +12,7 @@ import { hashPassword, verifyPassword } from '../../lib/password';
 import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
 import { useSmsCode, verifySmsCode } from '../auth/sms-code.service';
-import { assertUnder, consume, LIMITS } from '../rate-limit/rate-limit.service';
+import { assertUnder, consume, limiterStep, LIMITS } from '../rate-limit/rate-limit.service';
 import { findUserById, findUserByPhone, isUniqueViolation, revokeAllSessions } from '../users/users.service';
 import { users, type UserRow } from '../users/users.table';
 
@@ -70,9 +70,12 @@ export async function changePassword(deps: Deps, actor: Actor, body: PasswordCha
   const now = deps.now();
   // A stolen token must not become a way to guess the password: wrong old passwords count as failed sign-ins.
   const accountLimit = LIMITS.loginAccount(user.username);
-  await assertUnder(deps.db, [accountLimit], now);
+  const pairLimit = LIMITS.loginAccountAddress(user.username, actor.ip);
+  await limiterStep(deps, 'password change check', () => assertUnder(deps.db, [pairLimit], now));
   if (!(await verifyPassword(user.passwordHash, body.old_password))) {
-    await consume(deps.db, [accountLimit], now).catch(() => undefined);
+    await limiterStep(deps, 'password change failure', () =>
+      consume(deps.db, [accountLimit, pairLimit], now),
+    );
     throw new AppError(31004);
   }
   const passwordHash = await hashPassword(body.new_password);
