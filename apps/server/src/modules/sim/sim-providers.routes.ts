@@ -113,6 +113,9 @@ export async function simProvidersRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: "Test the provider's credentials: sign in and one cheap read; the answer says what failed",
+        description:
+          'A base_url on a loopback, private, link-local or reserved address (unless OUTBOUND_ALLOW names it) is ' +
+          'refused before any connection: 400 / 40004 on config.base_url, the same whether anything listens there.',
         params: idParams,
         response: responses(simProviderTestResult, ...SIGNED_IN),
       },

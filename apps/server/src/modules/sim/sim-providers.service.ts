@@ -11,6 +11,7 @@ import {
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
+import { outboundRefusal } from '../../lib/outbound';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { AuthError, NotFoundError, RateLimitError, SimProviderError } from './providers/errors';
@@ -57,7 +58,7 @@ export function adapterOf(deps: Deps, row: SimProviderRow): SimAdapter {
   const full: Record<string, unknown> = { ...row.config, ...providerSecrets(deps, row) };
   const baseUrl = typeof full.base_url === 'string' && full.base_url ? full.base_url : undefined;
   for (const f of LOCAL_FIELDS) delete full[f];
-  return getSimAdapter(row.kind, full, { baseUrl, now: deps.now });
+  return getSimAdapter(row.kind, full, { baseUrl, now: deps.now, outboundAllow: deps.config.outboundAllow });
 }
 
 interface ProviderStats {
@@ -284,7 +285,10 @@ export function providerErrorKind(err: unknown): SimProviderTestResult['error_ki
   return 'provider';
 }
 
-/** Signs in with the stored credentials and makes one cheap read; failures are answered, not thrown. */
+/**
+ * Signs in with the stored credentials and makes one cheap read; failures are answered, not thrown, except a
+ * base URL the outbound client refuses (400 / 40004, before any connection: no answer tells which ports are open).
+ */
 export async function testProvider(deps: Deps, actor: Actor, id: number): Promise<SimProviderTestResult> {
   requireAdmin(actor);
   const row = await existingProvider(deps, id);
@@ -293,6 +297,8 @@ export async function testProvider(deps: Deps, actor: Actor, id: number): Promis
     await adapterOf(deps, row).testConnection();
     return { ok: true, error_kind: null, message: 'ok', latency_ms: Date.now() - started };
   } catch (err) {
+    const refused = outboundRefusal(err, 'config.base_url');
+    if (refused) throw refused;
     if (!(err instanceof SimProviderError)) deps.log.warn({ err, provider: id }, 'sim provider test failed');
     return {
       ok: false,

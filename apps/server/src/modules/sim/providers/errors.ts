@@ -13,8 +13,8 @@ export abstract class SimProviderError extends Error {
   abstract readonly retryable: boolean;
   readonly provider: SimProviderKind;
 
-  constructor(provider: SimProviderKind, message: string) {
-    super(message);
+  constructor(provider: SimProviderKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.provider = provider;
     this.name = new.target.name;
   }
@@ -40,7 +40,8 @@ export class ProviderError extends SimProviderError {
   readonly status: number | null;
   /**
    * The operator's own error code (OneLink `status` such as "12010", 1NCE `errorCode`), or one of ours:
-   * `timeout`, `network`, `malformed`, `http_<status>`, `unsupported`, `out_of_range`, `transition`.
+   * `timeout`, `network`, `malformed`, `http_<status>`, `unsupported`, `out_of_range`, `transition`, `refused`
+   * (the base URL points where the server may not connect).
    */
   readonly code: string;
 
@@ -48,9 +49,9 @@ export class ProviderError extends SimProviderError {
     provider: SimProviderKind,
     code: string,
     message: string,
-    options: { retryable: boolean; status?: number | null },
+    options: { retryable: boolean; status?: number | null; cause?: unknown },
   ) {
-    super(provider, message);
+    super(provider, message, { cause: options.cause });
     this.code = code;
     this.retryable = options.retryable;
     this.status = options.status ?? null;

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_BYTES, OutboundError, outboundFetch } from '../../../lib/outbound';
 import { ProviderError, RateLimitError, malformed } from './errors';
 import { DEFAULT_TIMEOUT_MS, type SimAdapterOptions, type SimProviderKind } from './types';
 
@@ -16,13 +17,16 @@ export function adapterSetup(
   defaultBaseUrl: string,
 ): { base: string; now: () => Date; http: HttpContext } {
   const now = options.now ?? (() => new Date());
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     base: (options.baseUrl ?? (configBaseUrl || defaultBaseUrl)).replace(/\/+$/, ''),
     now,
     http: {
       provider,
-      fetch: options.fetch ?? globalThis.fetch,
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      fetch:
+        options.fetch ??
+        outboundFetch({ allow: options.outboundAllow ?? [], timeoutMs, maxBytes: DEFAULT_MAX_BYTES }),
+      timeoutMs,
       now,
     },
   };
@@ -48,7 +52,9 @@ export function parseRetryAfter(value: string | null, now: Date): number | null 
 /**
  * One HTTP exchange with an operator, with the failures every adapter treats alike: timeout and network errors,
  * 429 (RateLimitError with the Retry-After the operator sent, else `defaultRetryAfter`), 5xx, and a success
- * reply that is not JSON. Everything else (401, 404, business codes) is the adapter's to interpret.
+ * reply that is not JSON. Everything else (401, 404, business codes) is the adapter's to interpret. A base URL
+ * the outbound client refuses (private or local address, not http(s)) is ProviderError `refused`, not retryable,
+ * with the OutboundError as its cause (the test action answers it as 400 / 40004).
  */
 export async function requestJson(
   ctx: HttpContext,
@@ -60,8 +66,18 @@ export async function requestJson(
   try {
     res = await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(ctx.timeoutMs) });
   } catch (err) {
+    if (err instanceof OutboundError && (err.kind === 'refused' || err.kind === 'invalid_url')) {
+      throw new ProviderError(ctx.provider, 'refused', `base URL refused: ${err.message}`, {
+        retryable: false,
+        cause: err,
+      });
+    }
     const name = err instanceof Error ? err.name : '';
-    if (name === 'TimeoutError' || name === 'AbortError') {
+    if (
+      name === 'TimeoutError' ||
+      name === 'AbortError' ||
+      (err instanceof OutboundError && err.kind === 'timeout')
+    ) {
       throw new ProviderError(ctx.provider, 'timeout', `no answer within ${ctx.timeoutMs} ms`, {
         retryable: true,
       });

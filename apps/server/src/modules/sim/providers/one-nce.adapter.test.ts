@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthError, NotFoundError, ProviderError, RateLimitError } from './errors';
 import { OneNceAdapter, parseOneNceDate } from './one-nce.adapter';
 import { FAULTS } from '../../../test/sim-providers/fake-http';
+import { testOutboundAllow } from '../../../test/outbound';
 import { FakeOneNce } from '../../../test/sim-providers/one-nce-fake';
 
 const START = Date.parse('2025-06-15T12:00:00Z');
@@ -18,7 +19,7 @@ const now = () => new Date(clock);
 function adapter(overrides: { password?: string; username?: string } = {}) {
   return new OneNceAdapter(
     { username: overrides.username ?? fake.username, password: overrides.password ?? fake.password },
-    { baseUrl: fake.baseUrl, now },
+    { baseUrl: fake.baseUrl, now, outboundAllow: testOutboundAllow },
   );
 }
 

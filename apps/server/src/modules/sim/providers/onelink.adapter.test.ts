@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthError, NotFoundError, ProviderError, RateLimitError } from './errors';
 import { OnelinkAdapter } from './onelink.adapter';
 import { FAULTS } from '../../../test/sim-providers/fake-http';
+import { allowTestTarget, testOutboundAllow } from '../../../test/outbound';
 import { FakeOnelink } from '../../../test/sim-providers/onelink-fake';
 
 // 2025-06-15 12:00 in China (UTC+8).
@@ -20,7 +21,12 @@ const now = () => new Date(clock);
 function adapter(overrides: { password?: string; timeoutMs?: number; baseUrl?: string } = {}) {
   return new OnelinkAdapter(
     { appid: fake.appid, password: overrides.password ?? fake.password },
-    { baseUrl: overrides.baseUrl ?? fake.baseUrl, now, timeoutMs: overrides.timeoutMs },
+    {
+      baseUrl: overrides.baseUrl ?? fake.baseUrl,
+      now,
+      timeoutMs: overrides.timeoutMs,
+      outboundAllow: testOutboundAllow,
+    },
   );
 }
 
@@ -378,10 +384,31 @@ describe('OneLink adapter: failures', () => {
   });
 
   it('nobody listening: ProviderError network, retryable, without the password in the message', async () => {
+    allowTestTarget('http://127.0.0.1:9');
     const err = await adapter({ baseUrl: 'http://127.0.0.1:9/v5/ec' })
       .testConnection()
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'network', retryable: true });
     expect((err as Error).message).not.toContain(fake.password);
+  });
+
+  it('a base URL on a private or local address: ProviderError refused, not retryable, nothing sent', async () => {
+    const before = fake.http.requests.length;
+    for (const baseUrl of [
+      'http://169.254.169.254/v5/ec',
+      'http://10.0.0.1/v5/ec',
+      fake.baseUrl.replace('127.0.0.1', 'localhost'),
+    ]) {
+      const err = await new OnelinkAdapter(
+        { appid: fake.appid, password: fake.password },
+        { baseUrl, now, outboundAllow: [] },
+      )
+        .testConnection()
+        .catch((e: unknown) => e);
+      expect(err, baseUrl).toBeInstanceOf(ProviderError);
+      expect(err, baseUrl).toMatchObject({ code: 'refused', retryable: false });
+      expect((err as Error).message).not.toContain(fake.password);
+    }
+    expect(fake.http.requests.length).toBe(before);
   });
 });

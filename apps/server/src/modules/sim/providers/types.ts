@@ -88,8 +88,13 @@ export interface SimAdapter {
 }
 
 export interface SimAdapterOptions {
-  /** The HTTP client; defaults to Node's global fetch (undici). Tests pass their own to observe calls. */
+  /**
+   * The HTTP client; defaults to the outbound client (lib/outbound.ts), which refuses private and local addresses
+   * unless `outboundAllow` names them: `base_url` is typed by an admin. Tests pass their own to observe calls.
+   */
   fetch?: typeof fetch;
+  /** OUTBOUND_ALLOW entries (config `outboundAllow`): on-premise operator hosts the default client may reach. */
+  outboundAllow?: readonly string[];
   /** Operator API root; wins over the config's `base_url`, which wins over the real service. Tests use a fake. */
   baseUrl?: string;
   /** Per-request timeout. Default 15 s. */
