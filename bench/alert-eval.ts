@@ -12,7 +12,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../apps/server/src/app';
-import type { AlertHook } from '../apps/server/src/gateway/device-gateway';
 import type { DeviceRef } from '../apps/server/src/modules/devices/device-ref';
 
 const { values } = parseArgs({
@@ -104,7 +103,9 @@ try {
     await call('POST', '/api/alert/triggers', token, { name: `t${i}`, sn: sns[i % DEVICES], ...kind });
   }
   await app.alerts.idle();
-  const engine: AlertHook = app.alerts;
+  // The evaluator hears ingest through its bus subscription; the "off" phase mutes its two entry points.
+  const engine = app.alerts;
+  const hooks = { properties: engine.properties, presence: engine.presence };
 
   /**
    * The evaluator alone, in a tight loop with no timer per call: the hook for each message, and a drain (judging)
@@ -147,7 +148,8 @@ try {
     );
   };
   async function phase(on: boolean) {
-    app.gateway.alertHook = on ? engine : undefined;
+    engine.properties = on ? hooks.properties : () => undefined;
+    engine.presence = on ? hooks.presence : () => undefined;
     const before = app.alerts.stats.evaluated;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();

@@ -8,9 +8,6 @@ import {
   isUpKind,
   MAX_PAYLOAD_BYTES,
   otaUp,
-  type OtaUp,
-  propertyUp,
-  type PropertyValue,
   statusUp,
 } from '@cellhub/contract/protocol';
 import type { z } from 'zod';
@@ -26,19 +23,13 @@ import {
   touchDevices,
 } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
-import type { ReportOutcome } from '../modules/ota/ota-engine';
-import { propertyRulesOf } from '../modules/products/products.service';
-import {
-  countValues,
-  DEFAULT_WRITER_OPTIONS,
-  type PropertyItem,
-  PropertyWriter,
-} from '../modules/telemetry/property-writer';
-import { storeRaw } from '../modules/telemetry/telemetry.service';
+import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
+import { Rejection } from '../lib/rejection';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
 import { PresenceWriter } from './presence-writer';
-import { fastPropertyUp } from './property-parse';
+
+export { Rejection };
 
 /** What the gateway needs from a broker: publish downlinks and drop connections. */
 export interface BrokerAdapter {
@@ -76,26 +67,6 @@ export interface UplinkMeta {
   presenceFromStatus?: boolean;
 }
 
-/**
- * Alert evaluation (modules/alerts): told of every committed property message and every presence change written.
- * Both calls must return at once (the evaluator queues and judges off this path).
- */
-export interface AlertHook {
-  properties(device: DeviceRef, items: readonly PropertyItem[]): void;
-  presence(device: DeviceRef, online: 0 | 1): void;
-}
-
-/** Refused uplink: dropped, counted on the device row, written to its log; the device may get a reply code. */
-export class Rejection extends Error {
-  constructor(
-    readonly reason: string,
-    readonly replyCode = 10113,
-    readonly details?: unknown,
-  ) {
-    super(reason);
-  }
-}
-
 interface Bucket {
   tokens: number;
   at: number;
@@ -118,57 +89,16 @@ function validate<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   return r.data;
 }
 
-const datatypeOf = (v: PropertyValue) => (typeof v === 'boolean' ? 'bool' : typeof v);
-
-interface RulesEntry {
-  at: number;
-  rules: Promise<Map<string, string>>;
-  value?: Map<string, string>;
-}
-
-/** PostgreSQL text cannot hold NUL: one such value would fail the whole batch, every device's rows with it. */
-function checkText(items: readonly PropertyItem[]): void {
-  for (const item of items) {
-    for (const key in item.params) {
-      const v = item.params[key];
-      if (typeof v === 'string' && v.includes('\u0000')) {
-        throw new Rejection(`property "${key}" contains a NUL character`, 10113, [
-          { field: key, message: 'NUL character' },
-        ]);
-      }
-    }
-  }
-}
-
-/** Refuses keys the product does not define and values of the wrong datatype. */
-function checkRules(rules: Map<string, string>, items: readonly PropertyItem[]): void {
-  for (const item of items) {
-    for (const key in item.params) {
-      const datatype = rules.get(key);
-      if (!datatype)
-        throw new Rejection(`unknown property "${key}"`, 70003, [{ field: key, message: 'unknown' }]);
-      if (datatype !== datatypeOf(item.params[key]!)) {
-        throw new Rejection(`property "${key}" must be ${datatype}`, 70003, [
-          { field: key, message: `expected ${datatype}` },
-        ]);
-      }
-    }
-  }
-}
-
 /**
  * The device side of the server, whichever broker carries the messages: routes every uplink kind of PROTOCOL.md to
  * its service, answers on the right down topic, keeps presence, and drops (and counts) whatever breaks the rules.
  */
 export class DeviceGateway implements DeviceLink {
   readonly auth: DeviceAuthCache;
-  readonly writer: PropertyWriter;
+  /** Property messages go here; it stores them and tells the bus. */
+  readonly telemetry: TelemetryIngest;
   readonly presence: PresenceWriter;
   readonly options: GatewayOptions;
-  /** Takes `P/up/ota` reports once the OTA engine runs (ota.plugin.ts); before that they go to the device log. */
-  otaReports: ((device: DeviceRef, msg: OtaUp) => Promise<ReportOutcome>) | undefined;
-  /** The alert hook: set by alerts.plugin.ts once the evaluator runs. */
-  alertHook: AlertHook | undefined;
   /** Counters for health and benchmarks. */
   readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0 };
   private adapter: BrokerAdapter | undefined;
@@ -178,8 +108,6 @@ export class DeviceGateway implements DeviceLink {
   private touched = new Set<number>();
   private rejectedCounts = new Map<number, number>();
   private rejectLogWindow = new Map<number, { start: number; n: number }>();
-  private rules = new Map<string, RulesEntry>();
-  private lastIso = { ms: NaN, iso: '' };
   /** Devices whose connect found a config they do not run, waiting for their subscription. */
   private configOnSubscribe = new Set<number>();
   private timer: NodeJS.Timeout;
@@ -191,11 +119,7 @@ export class DeviceGateway implements DeviceLink {
   ) {
     this.options = { ...DEFAULT_GATEWAY_OPTIONS, ...options };
     this.auth = new DeviceAuthCache(deps);
-    this.writer = new PropertyWriter(deps.db, {
-      ...DEFAULT_WRITER_OPTIONS,
-      // PostgreSQL commits one batch while the next is inserted; PGlite runs one statement at a time anyway.
-      maxInFlight: deps.config.databaseUrl?.startsWith('postgres') ? 2 : 1,
-    });
+    this.telemetry = new TelemetryIngest(deps);
     this.presence = new PresenceWriter(deps);
     this.timer = setInterval(() => void this.flushCounters(), 1000);
     this.timer.unref();
@@ -245,10 +169,15 @@ export class DeviceGateway implements DeviceLink {
 
   connected(device: DeviceRef, info: ConnectInfo): Promise<void> {
     this.lastTouch.set(device.id, Date.now());
-    this.writer.markActive(device.id);
+    this.telemetry.writer.markActive(device.id);
     return this.serial(device.sn, async () => {
       const configDiffers = await this.presence.online(device, info);
-      this.alertHook?.presence(device, 1);
+      this.deps.events.emit({
+        type: 'presence.changed',
+        device,
+        online: 1,
+        at: this.deps.now().toISOString(),
+      });
       // A device that missed a config change while offline gets it now, if it can receive it: a clean session has
       // no subscriptions yet, so it gets it once it subscribes (`subscribed`).
       if (!configDiffers) return;
@@ -276,7 +205,10 @@ export class DeviceGateway implements DeviceLink {
       // A takeover's disconnect (setOffline false) may come after the new connection's connect.
       if (setOffline) this.configOnSubscribe.delete(device.id);
       return this.presence.offline(device, reason, setOffline).then(() => {
-        if (setOffline) this.alertHook?.presence(device, 0);
+        if (setOffline) {
+          const at = this.deps.now().toISOString();
+          this.deps.events.emit({ type: 'presence.changed', device, online: 0, at, reason });
+        }
       });
     });
   }
@@ -357,7 +289,7 @@ export class DeviceGateway implements DeviceLink {
   private async route(device: DeviceRef, kind: string, payload: Buffer, meta: UplinkMeta): Promise<void> {
     if (!isUpKind(kind)) throw new Rejection(`unknown message kind "${kind}"`);
     if (kind === 'raw') {
-      await storeRaw(this.deps.db, device.id, 'up', payload);
+      await this.telemetry.raw(device, payload);
       return;
     }
     const json = parseJson(payload);
@@ -380,8 +312,12 @@ export class DeviceGateway implements DeviceLink {
         if (s.online === 0) await this.disconnected(device, 'status offline');
         return;
       }
-      case 'config':
-        return handleConfigReport(this.deps, device, validate(configMessage, json, 'config'));
+      case 'config': {
+        const config = validate(configMessage, json, 'config');
+        await handleConfigReport(this.deps, device, config);
+        this.deps.events.emit({ type: 'config.reported', device, config });
+        return;
+      }
       case 'config_get':
         validate(configGetUp, json, 'config_get');
         return sendExpectedConfig(this.deps, device, true);
@@ -390,36 +326,23 @@ export class DeviceGateway implements DeviceLink {
         if (!(await handleCommandReply(this.deps, device, reply))) {
           throw new Rejection(`no command with id "${reply.id}"`, 10107);
         }
+        this.deps.events.emit({ type: 'command.replied', device, reply });
         return;
       }
       case 'ota': {
-        const ota = validate(otaUp, json, 'ota');
-        if (this.otaReports) {
-          // Resolves once the report's batch committed, so its PUBACK means "recorded".
-          const outcome = await this.otaReports(device, ota);
+        const report = validate(otaUp, json, 'ota');
+        // Answered by the OTA engine once the report's batch committed, so its PUBACK means "recorded"; with no
+        // engine running the report still lands in the device log.
+        const answer = this.deps.events.ask({ type: 'ota.report', device, report });
+        if (answer) {
+          const outcome = await answer;
           if (!outcome.ok) throw new Rejection(outcome.reason, outcome.code);
           return;
         }
-        await writeDeviceLog(this.deps.db, { deviceId: device.id, event: 'ota', detail: { ...ota } });
+        await writeDeviceLog(this.deps.db, { deviceId: device.id, event: 'ota', detail: { ...report } });
         return;
       }
     }
-  }
-
-  /** Property datatypes of a product (empty: any key goes), cached for 30 s; synchronous once loaded. */
-  private propertyRules(productKey: string): Map<string, string> | Promise<Map<string, string>> {
-    const hit = this.rules.get(productKey);
-    if (hit && Date.now() - hit.at < 30_000) return hit.value ?? hit.rules;
-    const entry: RulesEntry = {
-      at: Date.now(),
-      rules: (propertyRulesOf(this.deps.db, productKey) as Promise<Map<string, string>>).then((value) => {
-        entry.value = value;
-        return value;
-      }),
-    };
-    this.rules.set(productKey, entry);
-    entry.rules.catch(() => this.rules.delete(productKey));
-    return entry.rules;
   }
 
   private async properties(device: DeviceRef, json: unknown): Promise<void> {
@@ -428,44 +351,13 @@ export class DeviceGateway implements DeviceLink {
         ? (json as { id: string }).id
         : undefined;
     try {
-      const msg = fastPropertyUp(json) ?? validate(propertyUp, json, 'property');
-      const items: PropertyItem[] =
-        'items' in msg ? msg.items : [{ ts: msg.ts ?? this.deps.now().getTime(), params: msg.params }];
-      const pending = this.propertyRules(device.productKey);
-      const rules = pending instanceof Map ? pending : await pending;
-      if (rules.size > 0) checkRules(rules, items);
-      checkText(items);
-      if (countValues(items) === 0) throw new Rejection('no property values', 10113);
-      let committed = this.writer.tryAdd(device.id, items);
-      while (!committed) {
-        await this.writer.room();
-        committed = this.writer.tryAdd(device.id, items);
-      }
-      await committed;
-      this.stats.propertyMessages++;
-      this.alertHook?.properties(device, items);
-      if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
-      const newest = items.length === 1 ? items[0]! : items.reduce((a, b) => (b.ts >= a.ts ? b : a));
-      this.deps.events.publish(
-        {
-          type: 'device.properties',
-          sn: device.sn,
-          product_key: device.productKey,
-          ts: this.isoOf(newest.ts),
-          values: newest.params,
-        },
-        { uid: device.uid },
-      );
+      await this.telemetry.ingest(device, json);
     } catch (err) {
       if (err instanceof Rejection && id !== undefined) Object.assign(err, { messageId: id });
       throw err;
     }
-  }
-
-  /** Messages of one moment share their timestamp; one Date and string for all of them. */
-  private isoOf(ms: number): string {
-    if (ms !== this.lastIso.ms) this.lastIso = { ms, iso: new Date(ms).toISOString() };
-    return this.lastIso.iso;
+    this.stats.propertyMessages++;
+    if (id !== undefined) this.reply(device, 'property_reply', { id, code: 0 });
   }
 
   private async flushCounters(): Promise<void> {
@@ -484,7 +376,7 @@ export class DeviceGateway implements DeviceLink {
   async close(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.commandTimer);
-    await this.writer.close();
+    await this.telemetry.close();
     await Promise.all([...this.chains.values()]);
     await this.presence.drain();
     await this.flushCounters();

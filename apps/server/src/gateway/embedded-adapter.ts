@@ -2,7 +2,8 @@ import type { Aedes, AuthenticateError, Client } from 'aedes';
 import { parseTopic, topicPrefix } from '@cellhub/contract/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeviceRef } from '../modules/devices/device-ref';
-import { type BrokerAdapter, type DeviceGateway, Rejection } from './device-gateway';
+import { Rejection } from '../lib/rejection';
+import type { BrokerAdapter, DeviceGateway } from './device-gateway';
 
 interface Session {
   device: DeviceRef;

@@ -142,3 +142,67 @@ describe('NOTIFY payloads', () => {
     expect(payloads[0]!.count).toBe(1);
   });
 });
+
+describe('domain events', () => {
+  const device = { id: 1, sn: 'D1', productKey: 'pk', uid: 7 };
+  let bus: EventBus;
+  beforeEach(() => {
+    bus = createEventBus({ log, coalesceMs: 0 });
+  });
+  afterEach(async () => {
+    await bus.close();
+  });
+
+  it('reach the handlers of their type only, past one that throws, and not after unsubscribing', () => {
+    const got: string[] = [];
+    bus.on('presence.changed', () => {
+      throw new Error('boom');
+    });
+    const off = bus.on('presence.changed', (e) => got.push(`presence ${e.online}`));
+    bus.on('property.committed', (e) => got.push(`property ${e.device.sn}`));
+    bus.emit({ type: 'presence.changed', device, online: 1, at: '2025-01-01T00:00:00.000Z' });
+    bus.emit({ type: 'property.committed', device, items: [{ ts: 1, params: { t: 1 } }] });
+    off();
+    bus.emit({ type: 'presence.changed', device, online: 0, at: '2025-01-01T00:00:01.000Z' });
+    expect(got).toEqual(['presence 1', 'property D1']);
+  });
+
+  it('turn a committed property message into the browser event with its newest values, for its owner', () => {
+    const seen: [DeviceEvent, Audience][] = [];
+    bus.subscribe((e, a) => seen.push([e, a]));
+    bus.emit({
+      type: 'property.committed',
+      device,
+      items: [
+        { ts: Date.UTC(2025, 0, 1, 0, 0, 5), params: { t: 5 } },
+        { ts: Date.UTC(2025, 0, 1, 0, 0, 3), params: { t: 3 } },
+      ],
+    });
+    expect(seen).toEqual([
+      [
+        {
+          type: 'device.properties',
+          sn: 'D1',
+          product_key: 'pk',
+          ts: '2025-01-01T00:00:05.000Z',
+          values: { t: 5 },
+        },
+        { uid: 7 },
+      ],
+    ]);
+  });
+
+  it('answer a request through its one answerer, and nobody once it left', async () => {
+    const report = { id: 'u1', status: 2 };
+    expect(bus.ask({ type: 'ota.report', device, report })).toBeUndefined();
+    const stop = bus.answer('ota.report', (e) =>
+      Promise.resolve(
+        e.report.id === 'u1' ? { ok: true as const } : { ok: false as const, code: 1, reason: 'x' },
+      ),
+    );
+    expect(() => bus.answer('ota.report', () => Promise.resolve({ ok: true }))).toThrow(/answerer/);
+    expect(await bus.ask({ type: 'ota.report', device, report })).toEqual({ ok: true });
+    stop();
+    expect(bus.ask({ type: 'ota.report', device, report })).toBeUndefined();
+  });
+});

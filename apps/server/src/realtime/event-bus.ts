@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeviceEvent, DevicePropertiesEvent, OtaTaskEvent } from '@cellhub/contract/realtime';
 import { deviceEvent, otaTaskEvent } from '@cellhub/contract/realtime';
+import { createDomainEvents, type DomainEvents, type PropertyItem } from './domain-events';
 import { NOTIFY_PAYLOAD_LIMIT, type PgChannels } from './pg-channels';
 
 export { NOTIFY_PAYLOAD_LIMIT };
@@ -38,10 +39,12 @@ export interface EventBusStats {
 }
 
 /**
- * Device events for browsers. The gateway and services publish; the WebSocket hub (and later alert rules) subscribe.
- * `publish` never throws and never blocks the caller: a lost live update must not fail a telemetry write.
+ * The one bus of an instance. Domain events (`on`/`emit`, domain-events.ts) stay in the process; the browser
+ * stream (`publish`/`subscribe`: device events as the console sees them) also reaches the other instances. A
+ * `property.committed` becomes a `device.properties` browser event here, so ingest emits once.
+ * `publish` and `emit` never throw and never block the caller: a lost live update must not fail a telemetry write.
  */
-export interface EventBus {
+export interface EventBus extends DomainEvents {
   publish(event: DeviceEvent, audience: Audience): void;
   subscribe(listener: EventListener): () => void;
   /**
@@ -101,6 +104,7 @@ export function createEventBus(options: EventBusOptions): EventBus {
     notifyFailed: 0,
     badPayloads: 0,
   };
+  const domain = createDomainEvents(options.log);
   const remote =
     options.channels?.kind === 'postgres'
       ? new PgFanOut(options.channels, options.log, stats, deliver, endSessions, deliverTask)
@@ -165,7 +169,30 @@ export function createEventBus(options: EventBusOptions): EventBus {
     return [[p.event, p.audience]];
   }
 
-  return {
+  const isoOf = lastIso();
+
+  const bus: EventBus = {
+    on: domain.on,
+    answer: domain.answer,
+    ask: domain.ask,
+    emit(event) {
+      if (closed) return;
+      domain.emit(event);
+      if (event.type === 'property.committed') {
+        const { device, items } = event;
+        const newest = newestOf(items);
+        bus.publish(
+          {
+            type: 'device.properties',
+            sn: device.sn,
+            product_key: device.productKey,
+            ts: isoOf(newest.ts),
+            values: newest.params,
+          },
+          { uid: device.uid },
+        );
+      }
+    },
     publish(event, audience) {
       if (closed) return;
       stats.published++;
@@ -217,11 +244,27 @@ export function createEventBus(options: EventBusOptions): EventBus {
       if (timer) clearTimeout(timer);
       flush();
       closed = true;
+      domain.clear();
       listeners.clear();
       taskListeners.clear();
       sessionListeners.clear();
       await remote?.close();
     },
+  };
+  return bus;
+}
+
+/** The browser shows the newest values of a message (a message may carry several timestamped sets). */
+function newestOf(items: readonly PropertyItem[]): PropertyItem {
+  return items.length === 1 ? items[0]! : items.reduce((a, b) => (b.ts >= a.ts ? b : a));
+}
+
+/** Messages of one moment share their timestamp; one Date and string for all of them. */
+function lastIso(): (ms: number) => string {
+  let last = { ms: NaN, iso: '' };
+  return (ms) => {
+    if (ms !== last.ms) last = { ms, iso: new Date(ms).toISOString() };
+    return last.iso;
   };
 }
 

@@ -11,8 +11,8 @@ declare module 'fastify' {
 }
 
 /**
- * Starts the evaluator once the app is ready and hands it the gateway's committed property messages and presence
- * changes. On PostgreSQL it also listens (deps.channels) for trigger and state changes made by other instances
+ * Starts the evaluator once the app is ready and subscribes it to committed property messages and presence
+ * changes (`property.committed`, `presence.changed` on the bus). On PostgreSQL it also listens (deps.channels) for trigger and state changes made by other instances
  * (their services NOTIFY inside the changing transaction); after a lost connection it reads everything again.
  */
 export const alertsPlugin = fp(
@@ -23,7 +23,12 @@ export const alertsPlugin = fp(
     const stopListening: (() => void)[] = [];
     app.addHook('onReady', async () => {
       await engine.start();
-      app.gateway.alertHook = engine;
+      const { events } = app.deps;
+      // Must return at once (ingest waits for emit): the evaluator queues and judges off this path.
+      stopListening.push(
+        events.on('property.committed', (e) => engine.properties(e.device, e.items)),
+        events.on('presence.changed', (e) => engine.presence(e.device, e.online)),
+      );
       if (sharedDatabase(app.deps)) {
         const { channels } = app.deps;
         stopListening.push(
@@ -34,11 +39,10 @@ export const alertsPlugin = fp(
       }
     });
     app.addHook('onClose', async () => {
-      app.gateway.alertHook = undefined;
       setAlertSignals(app.deps, undefined);
       for (const stop of stopListening) stop();
       await engine.close();
     });
   },
-  { name: 'alerts', dependencies: ['gateway'] },
+  { name: 'alerts' },
 );

@@ -20,13 +20,13 @@ export const otaPlugin = fp(
     setOtaSignals(app.deps, {
       wake: () => engine.wake(),
       taskChanged: (id, deleted) => engine.taskChanged(id, deleted),
-      countDownload: (rowId) => engine.countDownload(rowId),
     });
-    app.gateway.otaReports = (device, msg) => engine.report(device, msg);
+    // The gateway asks the bus; the answer comes once the report is stored.
+    const stopAnswering = app.deps.events.answer('ota.report', (e) => engine.report(e.device, e.report));
     app.decorate('ota', engine);
     app.addHook('onReady', async () => engine.start());
     app.addHook('onClose', async () => {
-      app.gateway.otaReports = undefined;
+      stopAnswering();
       setOtaSignals(app.deps, undefined);
       await engine.close();
     });

@@ -1,12 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { PropertyValue } from '@cellhub/contract/protocol';
 import type { Db } from '../../db/client';
+import type { PropertyItem } from '../../realtime/domain-events';
 
-/** One set of values of one device at one device timestamp (Unix ms). */
-export interface PropertyItem {
-  ts: number;
-  params: Record<string, PropertyValue>;
-}
+export type { PropertyItem };
 
 export interface PropertyWriterOptions {
   /** Rows per statement; a message's rows never straddle two batches. */

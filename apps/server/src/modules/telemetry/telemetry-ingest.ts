@@ -1,0 +1,127 @@
+import { propertyUp, type PropertyUp, type PropertyValue } from '@cellhub/contract/protocol';
+import type { z } from 'zod';
+import type { Deps } from '../../lib/deps';
+import { Rejection } from '../../lib/rejection';
+import type { PropertyItem } from '../../realtime/domain-events';
+import type { DeviceRef } from '../devices/device-ref';
+import { propertyRulesOf } from '../products/products.service';
+import { fastPropertyUp } from './property-parse';
+import { countValues, DEFAULT_WRITER_OPTIONS, PropertyWriter } from './property-writer';
+import { storeRaw } from './telemetry.service';
+
+const datatypeOf = (v: PropertyValue) => (typeof v === 'boolean' ? 'bool' : typeof v);
+
+const issues = (err: z.ZodError) =>
+  err.issues.slice(0, 5).map((i) => ({ field: i.path.join('.'), message: i.message }));
+
+interface RulesEntry {
+  at: number;
+  rules: Promise<Map<string, string>>;
+  value?: Map<string, string>;
+}
+
+/** PostgreSQL text cannot hold NUL: one such value would fail the whole batch, every device's rows with it. */
+function checkText(items: readonly PropertyItem[]): void {
+  for (const item of items) {
+    for (const key in item.params) {
+      const v = item.params[key];
+      if (typeof v === 'string' && v.includes('\u0000')) {
+        throw new Rejection(`property "${key}" contains a NUL character`, 10113, [
+          { field: key, message: 'NUL character' },
+        ]);
+      }
+    }
+  }
+}
+
+/** Refuses keys the product does not define and values of the wrong datatype. */
+function checkRules(rules: Map<string, string>, items: readonly PropertyItem[]): void {
+  for (const item of items) {
+    for (const key in item.params) {
+      const datatype = rules.get(key);
+      if (!datatype)
+        throw new Rejection(`unknown property "${key}"`, 70003, [{ field: key, message: 'unknown' }]);
+      if (datatype !== datatypeOf(item.params[key]!)) {
+        throw new Rejection(`property "${key}" must be ${datatype}`, 70003, [
+          { field: key, message: `expected ${datatype}` },
+        ]);
+      }
+    }
+  }
+}
+
+/**
+ * The one path of device telemetry: validate a message against the protocol and its product's properties, write it
+ * with the batched property writer, then emit `property.committed` on the bus (alerts, the browser stream and
+ * whoever comes next listen there). It knows nothing of brokers: the gateway hands messages in and acknowledges
+ * the device once `ingest` resolved, i.e. once the rows are committed.
+ */
+export class TelemetryIngest {
+  readonly writer: PropertyWriter;
+  private readonly rules = new Map<string, RulesEntry>();
+
+  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'events' | 'now'>) {
+    this.writer = new PropertyWriter(deps.db, {
+      ...DEFAULT_WRITER_OPTIONS,
+      // PostgreSQL commits one batch while the next is inserted; PGlite runs one statement at a time anyway.
+      maxInFlight: deps.config.databaseUrl?.startsWith('postgres') ? 2 : 1,
+    });
+  }
+
+  /**
+   * A `P/up/property` message (parsed JSON). Resolves once stored and published; throws a Rejection (nothing
+   * stored) when the message breaks the protocol or the product's property rules.
+   */
+  async ingest(device: DeviceRef, message: unknown): Promise<void> {
+    const items = this.parse(message);
+    const pending = this.propertyRules(device.productKey);
+    const rules = pending instanceof Map ? pending : await pending;
+    if (rules.size > 0) checkRules(rules, items);
+    checkText(items);
+    if (countValues(items) === 0) throw new Rejection('no property values', 10113);
+    let committed = this.writer.tryAdd(device.id, items);
+    while (!committed) {
+      await this.writer.room();
+      committed = this.writer.tryAdd(device.id, items);
+    }
+    await committed;
+    this.deps.events.emit({ type: 'property.committed', device, items });
+  }
+
+  /** A `P/up/raw` message: stored as it came (hex in the raw message list). */
+  raw(device: DeviceRef, payload: Buffer): Promise<void> {
+    return storeRaw(this.deps.db, device.id, 'up', payload);
+  }
+
+  /** Writes what is queued. */
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+
+  private parse(message: unknown): PropertyItem[] {
+    let msg: PropertyUp | undefined = fastPropertyUp(message);
+    if (!msg) {
+      const r = propertyUp.safeParse(message);
+      if (!r.success)
+        throw new Rejection('property payload does not match the schema', 10113, issues(r.error));
+      msg = r.data;
+    }
+    return 'items' in msg ? msg.items : [{ ts: msg.ts ?? this.deps.now().getTime(), params: msg.params }];
+  }
+
+  /** Property datatypes of a product (empty: any key goes), cached for 30 s; synchronous once loaded. */
+  private propertyRules(productKey: string): Map<string, string> | Promise<Map<string, string>> {
+    const hit = this.rules.get(productKey);
+    if (hit && Date.now() - hit.at < 30_000) return hit.value ?? hit.rules;
+    const entry: RulesEntry = {
+      at: Date.now(),
+      rules: (propertyRulesOf(this.deps.db, productKey) as Promise<Map<string, string>>).then((value) => {
+        entry.value = value;
+        return value;
+      }),
+    };
+    this.rules.set(productKey, entry);
+    entry.rules.catch(() => this.rules.delete(productKey));
+    return entry.rules;
+  }
+}

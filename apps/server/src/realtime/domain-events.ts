@@ -1,0 +1,110 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { CmdReplyUp, ConfigMessage, OtaUp, PropertyValue } from '@cellhub/contract/protocol';
+import type { DeviceRef } from '../modules/devices/device-ref';
+
+/** One set of values of one device at one device timestamp (Unix ms). */
+export interface PropertyItem {
+  ts: number;
+  params: Record<string, PropertyValue>;
+}
+
+/**
+ * What happened to devices, in the server's words. Producers (telemetry ingest, the gateway) emit; subscribers
+ * (the alert evaluator, the browser stream, later scenes, forwarding and transmission) listen with `on`. Nobody
+ * sets a hook on a producer.
+ */
+export type DomainEvent =
+  /** A property message is stored (its batch committed); `items` as the device sent them, oldest first or not. */
+  | { type: 'property.committed'; device: DeviceRef; items: readonly PropertyItem[] }
+  /** The device's online flag was written (connect, disconnect, will, status). */
+  | { type: 'presence.changed'; device: DeviceRef; online: 0 | 1; at: string; reason?: string }
+  /** The device reported the configuration it runs (`P/up/config`), after it was stored. */
+  | { type: 'config.reported'; device: DeviceRef; config: ConfigMessage }
+  /** The device answered a command (`P/up/cmd_reply`), after the command row was updated. */
+  | { type: 'command.replied'; device: DeviceRef; reply: CmdReplyUp }
+  /** A firmware upgrade report (`P/up/ota`): a request, answered by the OTA engine (see `answer`/`ask`). */
+  | { type: 'ota.report'; device: DeviceRef; report: OtaUp };
+
+export type DomainEventType = DomainEvent['type'];
+export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+
+/** How the OTA engine answers a report: stored, or refused with a reply code the device is told. */
+export type OtaReportOutcome = { ok: true } | { ok: false; code: number; reason: string };
+
+/** Events that are requests: one answerer each, and the producer waits for its reply. */
+export interface DomainReplies {
+  'ota.report': OtaReportOutcome;
+}
+
+/**
+ * The in-process half of the bus (the browser stream and its fan-out to other instances are in event-bus.ts).
+ * Handlers run synchronously in `emit`, in subscription order, and must return at once (queue and work off the
+ * producer's path): ingest calls `emit` for every stored message.
+ */
+export interface DomainEvents {
+  on<T extends DomainEventType>(type: T, handler: (event: DomainEventOf<T>) => void): () => void;
+  /** Never throws: a failing subscriber is logged and the others still get the event. */
+  emit(event: Exclude<DomainEvent, { type: keyof DomainReplies }>): void;
+  /**
+   * Becomes the one answerer of a request event (a second one replaces nobody: it throws). The promise settles
+   * when the request is done: for `ota.report`, once the report is stored (the gateway acknowledges the device
+   * only then).
+   */
+  answer<T extends keyof DomainReplies>(
+    type: T,
+    handler: (event: DomainEventOf<T>) => Promise<DomainReplies[T]>,
+  ): () => void;
+  /** The answer to a request, or undefined when nobody answers this kind on this instance (yet, or any more). */
+  ask<T extends keyof DomainReplies>(event: DomainEventOf<T>): Promise<DomainReplies[T]> | undefined;
+}
+
+type AnyHandler = (event: DomainEvent) => void;
+type AnyAnswerer = (event: DomainEvent) => Promise<unknown>;
+
+export function createDomainEvents(log: FastifyBaseLogger): DomainEvents & { clear(): void } {
+  const handlers = new Map<DomainEventType, AnyHandler[]>();
+  const answerers = new Map<keyof DomainReplies, AnyAnswerer>();
+  return {
+    on(type, handler) {
+      const h = handler as AnyHandler;
+      // Copy on write: a handler that unsubscribes during emit does not disturb the loop running it.
+      handlers.set(type, [...(handlers.get(type) ?? []), h]);
+      return () => {
+        const list = handlers.get(type);
+        if (list)
+          handlers.set(
+            type,
+            list.filter((x) => x !== h),
+          );
+      };
+    },
+    emit(event) {
+      const list = handlers.get(event.type);
+      if (!list) return;
+      for (const handler of list) {
+        try {
+          handler(event);
+        } catch (err) {
+          log.warn({ err, type: event.type }, 'domain event handler failed');
+        }
+      }
+    },
+    answer(type, handler) {
+      if (answerers.has(type)) throw new Error(`"${type}" already has an answerer`);
+      const h = handler as unknown as AnyAnswerer;
+      answerers.set(type, h);
+      return () => {
+        if (answerers.get(type) === h) answerers.delete(type);
+      };
+    },
+    ask(event) {
+      const e = event as DomainEvent;
+      const answerer = answerers.get(e.type as keyof DomainReplies);
+      return answerer?.(e) as never;
+    },
+    clear() {
+      handlers.clear();
+      answerers.clear();
+    },
+  };
+}
