@@ -4,6 +4,7 @@ import type { LoginResult, WechatTicket } from '@cellhub/contract/auth';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps, RequestContext } from '../../lib/deps';
+import { DEFAULT_MAX_BYTES, outboundFetch } from '../../lib/outbound';
 import { writeAudit } from '../audit/audit.service';
 import { consume, LIMITS } from '../rate-limit/rate-limit.service';
 import { getSetting, SETTING_KEYS } from '../system-settings/system-settings.service';
@@ -126,7 +127,13 @@ async function exchangeCode(
   url.searchParams.set('code', code);
   url.searchParams.set('grant_type', 'authorization_code');
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(8000) });
+    // WECHAT_API_URL is configurable: the outbound client refuses a private or local one unless OUTBOUND_ALLOW
+    // names it.
+    const res = await outboundFetch({
+      allow: deps.config.outboundAllow,
+      timeoutMs: 8000,
+      maxBytes: DEFAULT_MAX_BYTES,
+    })(url);
     if (!res.ok) return { error: `token exchange answered HTTP ${res.status}` };
     const body = (await res.json()) as TokenAnswer;
     if (body.errcode) return { error: `token exchange failed: ${body.errcode} ${body.errmsg ?? ''}`.trim() };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SmsSettings } from '@cellhub/contract/system-settings';
 import { DeliveryError, NotConfiguredError } from './delivery-error';
-import { callProvider, excerpt } from './http';
+import { callProvider, type CallLimits, excerpt } from './http';
 import type { DeliveryResult, OutgoingMessage } from './notify.channels';
 import {
   aliyunCanonicalQuery,
@@ -43,7 +43,7 @@ export async function sendAliyunSms(
   sms: SmsSettings,
   message: OutgoingMessage,
   now: Date,
-  timeoutMs: number,
+  limits: CallLimits,
 ): Promise<DeliveryResult> {
   const templateCode = smsTemplateCode(sms, message.template);
   if (!sms.access_key_id || !sms.access_key_secret || !sms.sign_name || !templateCode) {
@@ -69,7 +69,7 @@ export async function sendAliyunSms(
   };
   const signature = aliyunRpcSignature(sms.access_key_secret, 'GET', params);
   const url = `${endpoint}/?${aliyunCanonicalQuery(params)}&Signature=${aliyunPercentEncode(signature)}`;
-  const answer = await callProvider(url, { method: 'GET' }, timeoutMs);
+  const answer = await callProvider(url, { method: 'GET' }, limits);
   const body = answer.json as { Code?: string; Message?: string; BizId?: string } | undefined;
   if (answer.status === 200 && body?.Code === 'OK') return { providerMessageId: body.BizId ?? undefined };
   if (!body?.Code) {

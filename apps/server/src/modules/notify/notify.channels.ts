@@ -5,6 +5,7 @@ import { type ChannelSettings, loadChannelSettings } from '../system-settings/ch
 import { sendAliyunSms } from './aliyun-sms.adapter';
 import { NotConfiguredError } from './delivery-error';
 import { sendEmail } from './email.adapter';
+import { callLimits } from './http';
 import { sendTencentSms } from './tencent-sms.adapter';
 import type { DeliveryRow } from './notify.table';
 import { sendWechatTemplate } from './wechat.adapter';
@@ -60,14 +61,14 @@ async function deliverSms(
   message: OutgoingMessage,
 ): Promise<DeliveryResult> {
   const sms = settings.sms;
-  const timeoutMs = deps.config.notify.sendTimeoutMs;
+  const limits = callLimits(deps.config);
   switch (sms.provider) {
     case 'log':
       return logSms(deps, message);
     case 'aliyun':
-      return sendAliyunSms(deps.config.notify.aliyunSmsUrl, sms, message, deps.now(), timeoutMs);
+      return sendAliyunSms(deps.config.notify.aliyunSmsUrl, sms, message, deps.now(), limits);
     case 'tencent':
-      return sendTencentSms(deps.config.notify.tencentSmsUrl, sms, message, deps.now(), timeoutMs);
+      return sendTencentSms(deps.config.notify.tencentSmsUrl, sms, message, deps.now(), limits);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { SmsSettings } from '@cellhub/contract/system-settings';
 import { DeliveryError, NotConfiguredError } from './delivery-error';
-import { callProvider, excerpt } from './http';
+import { callProvider, type CallLimits, excerpt } from './http';
 import type { DeliveryResult, OutgoingMessage } from './notify.channels';
 import { tc3Sign } from './sms-signatures';
 import { orderedParams, smsTemplateCode } from './templates';
@@ -39,7 +39,7 @@ export async function sendTencentSms(
   sms: SmsSettings,
   message: OutgoingMessage,
   now: Date,
-  timeoutMs: number,
+  limits: CallLimits,
 ): Promise<DeliveryResult> {
   const templateId = smsTemplateCode(sms, message.template);
   if (!sms.access_key_id || !sms.access_key_secret || !sms.sdk_app_id || !templateId) {
@@ -73,7 +73,7 @@ export async function sendTencentSms(
       headers: {
         Authorization: authorization,
         'Content-Type': CONTENT_TYPE,
-        // Host is the URL's (fetch sets it); the signature covers the same value.
+        // Host is the URL's (node:http sets it); the signature covers the same value.
         'X-TC-Action': 'SendSms',
         'X-TC-Timestamp': String(timestamp),
         'X-TC-Version': '2021-01-11',
@@ -81,7 +81,7 @@ export async function sendTencentSms(
       },
       body: payload,
     },
-    timeoutMs,
+    limits,
   );
   const response = (answer.json as TencentAnswer | undefined)?.Response;
   if (!response) {

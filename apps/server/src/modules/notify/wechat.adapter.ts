@@ -1,5 +1,5 @@
 import { DeliveryError, NotConfiguredError } from './delivery-error';
-import { callProvider, excerpt } from './http';
+import { callLimits, callProvider, excerpt } from './http';
 import type { ChannelDeps, DeliveryResult, OutgoingMessage } from './notify.channels';
 import { getSetting, setSetting } from '../system-settings/system-settings.service';
 
@@ -64,7 +64,7 @@ async function loadToken(
   url.searchParams.set('grant_type', 'client_credential');
   url.searchParams.set('appid', app.appid);
   url.searchParams.set('secret', app.secret);
-  const answer = await callProvider(url.toString(), { method: 'GET' }, deps.config.notify.sendTimeoutMs);
+  const answer = await callProvider(url.toString(), { method: 'GET' }, callLimits(deps.config));
   const body = answer.json as {
     access_token?: string;
     expires_in?: number;
@@ -120,7 +120,7 @@ export async function sendWechatTemplate(
     const answer = await callProvider(
       url,
       { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: payload },
-      deps.config.notify.sendTimeoutMs,
+      callLimits(deps.config),
     );
     const body = answer.json as { errcode?: number; errmsg?: string; msgid?: number | string } | undefined;
     if (body?.errcode === 0)
