@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { AccessScope } from '@cellhub/contract/access';
 import type { Role } from '@cellhub/contract/routes';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
@@ -40,4 +41,9 @@ export interface Actor extends RequestContext {
   username: string;
   role: Role;
   sessionId: number;
+  /**
+   * Set for a caller limited to some scopes (an access key): the authorisation layer (lib/authz.ts) then grants
+   * only what both the owner's rights and these scopes allow. Absent for a person's session.
+   */
+  scopes?: readonly AccessScope[];
 }

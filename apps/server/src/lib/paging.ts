@@ -1,5 +1,6 @@
-import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, count, desc, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { ownerFilter } from './authz';
 import type { Actor, Deps } from './deps';
 
 export interface PageQuery {
@@ -9,10 +10,6 @@ export interface PageQuery {
 
 /** `%keyword%` for ILIKE, with the keyword's own `%`, `_` and `\` matched literally. */
 export const likeKeyword = (keyword: string): string => `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** Admins see every user's rows; anyone else only the rows whose `uid` is theirs. */
-export const ownerFilter = (uid: PgColumn, actor: Actor): SQL | undefined =>
-  actor.role === 'admin' ? undefined : eq(uid, actor.uid);
 
 /**
  * One page of a per-user table the actor may see (newest id first), with the total the filter matches.
@@ -25,7 +22,7 @@ export async function ownedPage<T extends PgTable & { id: PgColumn; uid: PgColum
   query: PageQuery,
   filter?: SQL,
 ): Promise<{ rows: T['$inferSelect'][]; total: number }> {
-  const where = and(ownerFilter(table.uid, actor), filter);
+  const where = and(ownerFilter(actor, table.uid), filter);
   // drizzle's from() cannot check a still-generic table; the plain PgTable view of it is accepted.
   const source: PgTable = table;
   const [rows, [total]] = await Promise.all([

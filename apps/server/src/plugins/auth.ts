@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, RateLimitError } from '../lib/app-error';
+import { authorizeRoute, DEFAULT_ROUTE_ACCESS, ROUTE_ACCESS, type RouteAccess } from '../lib/authz';
 import type { Actor, RequestContext } from '../lib/deps';
 import { authenticate } from '../modules/auth/auth.service';
 import { SessionCache } from '../modules/auth/session-cache';
@@ -64,6 +65,19 @@ export const authPlugin = fp(
     const stopListening = app.deps.events.onSessionsEnded((scope) => sessions.end(scope));
     app.addHook('onClose', async () => stopListening());
 
+    // Every /api route's access, as the layer will enforce it; a value the layer does not know refuses to start.
+    app.decorate('routeAccess', new Map<string, RouteAccess>());
+    app.addHook('onRoute', (route) => {
+      if (!isGuarded(route.url)) return;
+      const declared = (route.config as { auth?: unknown } | undefined)?.auth ?? DEFAULT_ROUTE_ACCESS;
+      if (!ROUTE_ACCESS.includes(declared as RouteAccess)) {
+        throw new Error(`${String(route.method)} ${route.url}: unknown access ${String(declared)}`);
+      }
+      for (const method of [route.method].flat()) {
+        if (method !== 'HEAD') app.routeAccess.set(`${method} ${route.url}`, declared as RouteAccess);
+      }
+    });
+
     app.addHook('onRequest', async (request) => {
       const url = request.routeOptions.url;
       if (!isGuarded(url)) return;
@@ -72,16 +86,14 @@ export const authPlugin = fp(
         const wait = guard.hit(`${request.ip} ${request.method} ${url}`);
         if (wait !== undefined) throw new RateLimitError(wait);
       }
-      const auth = routeConfig.auth ?? 'user';
-      if (auth === 'public') return;
+      const access = routeConfig.auth ?? DEFAULT_ROUTE_ACCESS;
+      if (access === 'public') return;
       const token = bearer(request);
       const actor = token
         ? await authenticate(app.deps, token, requestContext(request), sessions)
         : undefined;
       if (actor) request.actor = actor;
-      if (auth === 'optional') return;
-      if (!actor) throw new AppError(10102);
-      if (auth === 'admin' && actor.role !== 'admin') throw new AppError(10108);
+      authorizeRoute(access, actor ?? null);
     });
   },
   { name: 'auth', dependencies: ['error-handler'] },

@@ -1,16 +1,16 @@
+import type { RouteAccess } from '../lib/authz';
 import type { Actor, Deps } from '../lib/deps';
 import type { BrokerHandle } from './broker';
 
-/**
- * Who may call a route. Every /api route needs a signed-in caller unless it says otherwise, so forgetting this
- * option fails closed. `optional` attaches the caller when the token is valid and ignores a bad one.
- */
-export type RouteAuth = 'public' | 'optional' | 'user' | 'admin';
+/** Who may call a route: declared per route, decided by the authorisation layer (lib/authz.ts). */
+export type RouteAuth = RouteAccess;
 
 declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
     broker: BrokerHandle;
+    /** `METHOD /url` of every /api route with the access the layer enforces on it (filled by plugins/auth.ts). */
+    routeAccess: Map<string, RouteAccess>;
   }
   interface FastifyRequest {
     actor: Actor | null;

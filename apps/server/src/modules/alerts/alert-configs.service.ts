@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
+import { likeKeyword, ownedPage } from '../../lib/paging';
+import { findVisibleOwned } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { assertOwnContacts, contactRefs } from './alert-contacts.service';
 import { assertOwnTriggers, triggerRefs } from './alert-triggers.service';
@@ -68,12 +69,7 @@ async function toItems(db: DbOrTx, rows: AlertConfigRow[]): Promise<AlertConfigI
 }
 
 export async function visibleConfig(deps: Deps, actor: Actor, id: number): Promise<AlertConfigRow> {
-  const [row] = await deps.db
-    .select()
-    .from(alertConfigs)
-    .where(and(eq(alertConfigs.id, id), ownerFilter(alertConfigs.uid, actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return findVisibleOwned(deps.db, actor, alertConfigs, id, 10107);
 }
 
 export async function getConfig(deps: Deps, actor: Actor, id: number): Promise<AlertConfigItem> {

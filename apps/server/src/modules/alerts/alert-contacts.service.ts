@@ -12,7 +12,8 @@ import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
+import { likeKeyword, ownedPage } from '../../lib/paging';
+import { findVisibleOwned } from '../../lib/authz';
 import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
 import { sendNow } from '../notify/notify.service';
@@ -79,12 +80,7 @@ async function usage(db: DbOrTx, ids: number[]): Promise<Map<number, number>> {
 
 /** The contact if the actor may see it (owner or admin), else 10107 as if it did not exist. */
 export async function visibleContact(deps: Deps, actor: Actor, id: number): Promise<AlertContactRow> {
-  const [row] = await deps.db
-    .select()
-    .from(alertContacts)
-    .where(and(eq(alertContacts.id, id), ownerFilter(alertContacts.uid, actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return findVisibleOwned(deps.db, actor, alertContacts, id, 10107);
 }
 
 /**

@@ -1,9 +1,8 @@
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, type SQL } from 'drizzle-orm';
 import type { AlertHistoryItem, alertHistoryQuery } from '@cellhub/contract/alerts';
 import type { z } from 'zod';
-import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { ownerFilter } from '../../lib/paging';
+import { findVisibleOwned, ownerFilter } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { users } from '../users/users.table';
 import { propertyNames } from './alert-triggers.service';
@@ -53,7 +52,7 @@ export async function listHistory(
   actor: Actor,
   query: z.infer<typeof alertHistoryQuery>,
 ): Promise<{ items: AlertHistoryItem[]; total: number }> {
-  const c: (SQL | undefined)[] = [ownerFilter(alertHistory.uid, actor)];
+  const c: (SQL | undefined)[] = [ownerFilter(actor, alertHistory.uid)];
   if (query.status) c.push(eq(alertHistory.status, query.status));
   if (query.acknowledged === 1) c.push(isNotNull(alertHistory.acknowledgedAt));
   if (query.acknowledged === 0) c.push(isNull(alertHistory.acknowledgedAt));
@@ -79,11 +78,7 @@ export async function listHistory(
 
 /** Acknowledging says "someone is on it"; it neither recovers the alert nor stops its pushes. Idempotent. */
 export async function acknowledgeAlert(deps: Deps, actor: Actor, id: number): Promise<AlertHistoryItem> {
-  const [row] = await deps.db
-    .select()
-    .from(alertHistory)
-    .where(and(eq(alertHistory.id, id), ownerFilter(alertHistory.uid, actor)));
-  if (!row) throw new AppError(10107);
+  const row = await findVisibleOwned(deps.db, actor, alertHistory, id, 10107);
   if (!row.acknowledgedAt) await acknowledge(deps, actor, [row.id]);
   const [r] = await select(deps).where(eq(alertHistory.id, row.id));
   return toItem(r!.h, r!.ackBy, await namesOf(deps, [r!.h]));
@@ -104,7 +99,7 @@ async function acknowledge(deps: Deps, actor: Actor, ids: number[]): Promise<num
         and(
           inArray(alertHistory.id, ids),
           isNull(alertHistory.acknowledgedAt),
-          ownerFilter(alertHistory.uid, actor),
+          ownerFilter(actor, alertHistory.uid),
         ),
       )
       .returning({ id: alertHistory.id });

@@ -11,9 +11,10 @@ import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { likeKeyword, ownerFilter } from '../../lib/paging';
+import { likeKeyword } from '../../lib/paging';
+import { findVisibleOwned, ownerFilter } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { devices } from '../devices/devices.table';
 import { propertyRulesOf } from '../products/products.service';
 import { productProperties, products } from '../products/products.table';
@@ -130,12 +131,7 @@ const joined = (r: JoinedRow): Joined => ({
 
 /** The trigger if the actor may see it (owner or admin), else 10107. */
 export async function visibleTrigger(deps: Deps, actor: Actor, id: number): Promise<AlertTriggerRow> {
-  const [row] = await deps.db
-    .select()
-    .from(alertTriggers)
-    .where(and(eq(alertTriggers.id, id), ownerFilter(alertTriggers.uid, actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return findVisibleOwned(deps.db, actor, alertTriggers, id, 10107);
 }
 
 export async function getTrigger(deps: Deps, actor: Actor, id: number): Promise<AlertTriggerItem> {
@@ -150,7 +146,7 @@ export async function listTriggers(
   actor: Actor,
   query: z.infer<typeof alertTriggerListQuery>,
 ): Promise<{ items: AlertTriggerItem[]; total: number }> {
-  const conditions: (SQL | undefined)[] = [ownerFilter(alertTriggers.uid, actor)];
+  const conditions: (SQL | undefined)[] = [ownerFilter(actor, alertTriggers.uid)];
   if (query.keyword) {
     const like = likeKeyword(query.keyword);
     conditions.push(or(ilike(alertTriggers.name, like), ilike(devices.sn, like), ilike(devices.name, like)));
@@ -197,10 +193,11 @@ async function checked(
     throw new AppError(problem.code, 400, undefined, [{ field: problem.field, message: 'required' }]);
   }
   // The owner's device: an admin editing a user's trigger picks among that user's devices.
-  const device = await visibleDevice(
-    deps,
+  const device = await accessibleDevice(
+    deps.db,
     ownerUid === actor.uid ? actor : { ...actor, uid: ownerUid, role: 'user' },
     input.sn!,
+    'view',
   );
   let key: string | null = null;
   if (!isPresenceType(input.type)) {

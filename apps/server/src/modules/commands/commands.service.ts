@@ -7,7 +7,7 @@ import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { writeAudit } from '../audit/audit.service';
 import type { DeviceRef } from '../devices/device-ref';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { devices } from '../devices/devices.table';
 import { type DeviceCommandRow, deviceCommands } from './commands.table';
 
@@ -50,7 +50,7 @@ export async function sendCommand(
   body: CommandBody,
 ): Promise<CommandItem> {
   checkCommandData(body);
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
   if (device.online !== 1) throw new AppError(20401);
   const now = deps.now();
   const id = randomBytes(8).toString('hex');
@@ -105,7 +105,7 @@ export async function listCommands(
   sn: string,
   page: { current: number; per_page: number },
 ): Promise<{ items: CommandItem[]; total: number }> {
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'view');
   const where = eq(deviceCommands.deviceId, device.id);
   const [rows, [total]] = await Promise.all([
     deps.db

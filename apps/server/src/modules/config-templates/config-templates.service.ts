@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gte, ilike, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type ConfigApply,
@@ -11,11 +11,12 @@ import {
 } from '@cellhub/contract/config-templates';
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import { AppError } from '../../lib/app-error';
-import { countPerId, likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
+import { countPerId, likeKeyword, ownedPage } from '../../lib/paging';
+import { findVisibleOwned } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { mergeIntoDeviceConfig } from '../device-config/device-config.service';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { devices } from '../devices/devices.table';
 import {
   configApplyResults,
@@ -26,8 +27,6 @@ import {
 
 /** Devices of one apply are updated this many at a time. */
 const APPLY_CONCURRENCY = 8;
-
-const ownedBy = (actor: Actor): SQL | undefined => ownerFilter(configTemplates.uid, actor);
 
 function toItem(row: ConfigTemplateRow, applies: number): ConfigTemplateItem {
   return {
@@ -44,12 +43,7 @@ function toItem(row: ConfigTemplateRow, applies: number): ConfigTemplateItem {
 
 /** The template if the actor may use it; otherwise 10107, exactly as if it did not exist. */
 async function visibleTemplate(deps: Deps, actor: Actor, id: number): Promise<ConfigTemplateRow> {
-  const [row] = await deps.db
-    .select()
-    .from(configTemplates)
-    .where(and(eq(configTemplates.id, id), ownedBy(actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return findVisibleOwned(deps.db, actor, configTemplates, id, 10107);
 }
 
 const applyCounts = (deps: Deps, ids: number[]) => countPerId(deps, configTemplateApplies.templateId, ids);
@@ -182,10 +176,11 @@ export async function applyConfigTemplate(
     let device;
     let state;
     try {
-      device = await visibleDevice(deps, actor, sn);
+      device = await accessibleDevice(deps.db, actor, sn, 'control');
       state = await mergeIntoDeviceConfig(deps, actor, sn, patch);
     } catch (err) {
-      if (err instanceof AppError && err.code === 10117)
+      // Not found, or not the caller's to configure: the line reports it without saying which.
+      if (err instanceof AppError && (err.code === 10117 || err.code === 10108))
         return { sn, deviceId: null, version: null, sent: false };
       throw err;
     }

@@ -1,13 +1,15 @@
 import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { DashboardOverview, DashboardTrend } from '@cellhub/contract/dashboard';
+import { isAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
+import { visibleDevices } from '../devices/device-access';
 import { devices } from '../devices/devices.table';
 import { products } from '../products/products.table';
 import { deviceDailyStats } from '../telemetry/telemetry-stats.table';
 import { simDashboard } from '../sim/sim-dashboard.service';
 
-/** Admins see every device; anyone else their own. */
-const deviceScope = (actor: Actor) => (actor.role === 'admin' ? undefined : eq(devices.uid, actor.uid));
+/** The devices the caller may see (all for admins), as the authorisation layer says. */
+const deviceScope = visibleDevices;
 
 /**
  * Device counts in one pass over the caller's devices (devices_uid_idx for users); products are named
@@ -102,14 +104,16 @@ async function dayFigures(
     online: count(),
     messages: sql<string>`coalesce(sum(${deviceDailyStats.messages}), 0)::bigint`,
   };
+  const scope = deviceScope(actor);
+  // Unscoped (admins) the figures need no join with devices.
   const rows =
-    actor.role === 'admin'
+    scope === undefined
       ? await deps.db.select(fields).from(deviceDailyStats).where(range).groupBy(deviceDailyStats.day)
       : await deps.db
           .select(fields)
           .from(deviceDailyStats)
           .innerJoin(devices, eq(devices.id, deviceDailyStats.deviceId))
-          .where(and(range, eq(devices.uid, actor.uid)))
+          .where(and(range, scope))
           .groupBy(deviceDailyStats.day);
   return new Map(rows.map((r) => [r.day, { online: r.online, messages: Number(r.messages) }]));
 }
@@ -123,7 +127,7 @@ export async function dashboardTrend(deps: Deps, actor: Actor, range: number): P
   const base = new Date(`${today}T00:00:00Z`);
   const days: string[] = [];
   for (let i = range - 1; i >= 0; i--) days.push(isoDay(new Date(base.getTime() - i * 86_400_000)));
-  const scope = actor.role === 'admin' ? 'all' : `u${actor.uid}`;
+  const scope = isAdmin(actor) ? 'all' : `u${actor.uid}`;
   const cache = cacheOf(deps);
   const now = Date.now();
   const past = days.slice(0, -1);

@@ -10,7 +10,7 @@ import { writeDeviceLog } from '../device-log/device-log.service';
 import { withPlatformParam } from '../platforms/platform-params.service';
 import { writeAudit } from '../audit/audit.service';
 import type { DeviceRef } from '../devices/device-ref';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { type DeviceRow, devices } from '../devices/devices.table';
 
 const toState = (d: DeviceRow): DeviceConfigState => ({
@@ -36,7 +36,7 @@ function publishState(deps: Deps, d: DeviceRow): void {
 }
 
 export async function getDeviceConfig(deps: Deps, actor: Actor, sn: string): Promise<DeviceConfigState> {
-  return toState(await visibleDevice(deps, actor, sn));
+  return toState(await accessibleDevice(deps.db, actor, sn, 'view'));
 }
 
 async function sendExpected(deps: Deps, d: DeviceRow): Promise<boolean> {
@@ -88,7 +88,7 @@ async function changeExpectedConfig(
   sn: string,
   next: (current: DeviceConfig) => DeviceConfig,
 ): Promise<DeviceConfigState> {
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
   const row = await deps.db.transaction(async (tx) => {
     const [locked] = await tx
       .select({ expectConfig: devices.expectConfig })

@@ -2,7 +2,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { DeviceLogEvent, DeviceLogItem, DeviceLogQuery } from '@cellhub/contract/devices';
 import type { DbOrTx } from '../../db/client';
 import type { Actor, Deps } from '../../lib/deps';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { deviceLogs } from './device-log.table';
 
 export interface DeviceLogEntry {
@@ -24,7 +24,7 @@ export async function listDeviceLogs(
   sn: string,
   query: DeviceLogQuery,
 ): Promise<{ items: DeviceLogItem[]; total: number }> {
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'view');
   const conditions: SQL[] = [eq(deviceLogs.deviceId, device.id)];
   if (query.event) conditions.push(eq(deviceLogs.event, query.event));
   const where = and(...conditions);

@@ -3,16 +3,12 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { deviceBindBody, DeviceDetail } from '@cellhub/contract/devices';
 import { AppError } from '../../lib/app-error';
+import { requireScope } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { writeDeviceLog } from '../device-log/device-log.service';
-import {
-  deviceSecretContext,
-  findDeviceBySn,
-  getDevice,
-  newDeviceSecret,
-  visibleDevice,
-} from './devices.service';
+import { deviceSecretContext, findDeviceBySn, getDevice, newDeviceSecret } from './devices.service';
+import { accessibleDevice } from './device-access';
 import { devices } from './devices.table';
 
 function sameSecret(a: string, b: string): boolean {
@@ -31,6 +27,8 @@ export async function bindDevice(
   actor: Actor,
   input: z.infer<typeof deviceBindBody>,
 ): Promise<DeviceDetail> {
+  // Anyone signed in may claim a device they hold the secret of; a scoped caller needs the right to own devices.
+  requireScope(actor, 'devices:write');
   const d = await findDeviceBySn(deps.db, input.sn);
   if (!d || !sameSecret(deps.box.decrypt(d.secret, deviceSecretContext(d.sn)), input.secret)) {
     throw new AppError(10117);
@@ -70,7 +68,7 @@ export async function bindDevice(
  * provisioned again. Its current connection, made with the old secret, is dropped.
  */
 export async function unbindDevice(deps: Deps, actor: Actor, sn: string): Promise<void> {
-  const d = await visibleDevice(deps, actor, sn);
+  const d = await accessibleDevice(deps.db, actor, sn, 'owner');
   if (d.uid === null) throw new AppError(10118, 400, 'Device is not bound');
   await deps.db.transaction(async (tx) => {
     await tx

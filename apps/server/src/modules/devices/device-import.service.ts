@@ -5,6 +5,7 @@ import {
   type DeviceImportResult,
   type DeviceImportRow,
 } from '@cellhub/contract/devices';
+import { canManage, isAdmin, requireScope } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { writeDeviceLog } from '../device-log/device-log.service';
@@ -39,6 +40,7 @@ export async function importDevices(
   opts: ImportOptions,
   rows: ImportRow[],
 ): Promise<DeviceImportResult> {
+  requireScope(actor, 'devices:write');
   const product = await visibleProduct(deps, actor, opts.productKey);
   const lines = new Map<number, DeviceImportLine>();
   const valid: { row: number; data: DeviceImportRow }[] = [];
@@ -83,7 +85,7 @@ export async function importDevices(
     for (const f of found) existing.set(f.sn, f);
   }
 
-  const owner = actor.role === 'admin' ? null : actor.uid;
+  const owner = isAdmin(actor) ? null : actor.uid;
   const toCreate: { row: number; data: DeviceImportRow }[] = [];
   const toUpdate: { row: number; id: number; data: DeviceImportRow }[] = [];
   for (const v of valid) {
@@ -94,7 +96,7 @@ export async function importDevices(
       else toCreate.push(v);
     } else if (e.productKey !== product.productKey) {
       lines.set(v.row, { row: v.row, sn, code: 20403, result: 'wrong_product' });
-    } else if (actor.role !== 'admin' && e.uid !== actor.uid) {
+    } else if (!canManage(actor, e)) {
       // Someone else's device: it exists, and that is all the caller learns.
       lines.set(v.row, { row: v.row, sn, code: 20402, result: 'exists' });
     } else {
@@ -174,11 +176,8 @@ export async function importDevices(
   }
   // New devices of a product bound to a cloud platform get their iot_platform_param at once.
   if (created.length) {
-    await syncDevicesPlatformParams(
-      deps,
-      product.productKey,
-      created.map((c) => c.id),
-    );
+    const ids = created.map((c) => c.id);
+    await writeDeviceLog(deps.db, ...(await syncDevicesPlatformParams(deps, product.productKey, ids)));
   }
 
   const sorted = [...lines.values()].sort((a, b) => a.row - b.row);

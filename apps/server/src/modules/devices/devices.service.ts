@@ -23,26 +23,15 @@ import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
+import { isAdmin, requireAdmin, requireScope } from '../../lib/authz';
 import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
+import { accessibleDevice, visibleDevices } from './device-access';
 import { deviceCountCache } from './device-count-cache';
 import { type DeviceRow, devices, deviceSearchText } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
 /** 32 random characters (192 bits), the MQTT password of PROTOCOL.md. */
 export const newDeviceSecret = (): string => randomBytes(24).toString('base64url');
-
-const visibleTo = (actor: Actor): SQL | undefined =>
-  actor.role === 'admin' ? undefined : eq(devices.uid, actor.uid);
-
-/** The device if the actor may see it; otherwise 10117, exactly as if it did not exist. */
-export async function visibleDevice(deps: Deps, actor: Actor, sn: string): Promise<DeviceRow> {
-  const [row] = await deps.db
-    .select()
-    .from(devices)
-    .where(and(eq(devices.sn, sn), visibleTo(actor)));
-  if (!row) throw new AppError(10117);
-  return row;
-}
 
 export async function findDeviceBySn(db: DbOrTx, sn: string): Promise<DeviceRow | undefined> {
   const [row] = await db.select().from(devices).where(eq(devices.sn, sn));
@@ -100,9 +89,10 @@ export async function createDevices(
   actor: Actor,
   input: z.infer<typeof deviceCreateBody>,
 ): Promise<DeviceCreateLine[]> {
+  requireScope(actor, 'devices:write');
   const product = await visibleProduct(deps, actor, input.product_key);
   let owner: number | null = actor.uid;
-  if (actor.role === 'admin') {
+  if (isAdmin(actor)) {
     owner = input.uid ?? null;
     if (owner !== null) {
       const [u] = await deps.db.select({ id: users.id }).from(users).where(eq(users.id, owner));
@@ -174,7 +164,9 @@ export async function createDevices(
     });
   }
   // New devices of a product bound to a cloud platform get their iot_platform_param at once.
-  if (createdIds.length) await syncDevicesPlatformParams(deps, product.productKey, createdIds);
+  if (createdIds.length) {
+    await writeDeviceLog(deps.db, ...(await syncDevicesPlatformParams(deps, product.productKey, createdIds)));
+  }
   return input.sn
     .filter((sn, i) => input.sn.indexOf(sn) === i)
     .map((sn) => lines.get(sn) ?? { sn, code: 20402, result: 'exists' as const });
@@ -198,7 +190,7 @@ const LIST_COLUMNS = sql.raw(
 
 /** The filters of a list query as one WHERE over `devices` (unaliased): owner, keyword, product, status. */
 function listFilter(actor: Actor, query: DeviceListQuery): SQL {
-  const conditions: (SQL | undefined)[] = [visibleTo(actor)];
+  const conditions: (SQL | undefined)[] = [visibleDevices(actor)];
   // One trigram-indexed expression instead of four ILIKEs (devices.table.ts).
   if (query.keyword) conditions.push(ilike(deviceSearchText(devices), likeKeyword(query.keyword)));
   if (query.product_key) conditions.push(eq(devices.productKey, query.product_key));
@@ -231,7 +223,7 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
   const counts = deviceCountCache(deps);
   const countKey = query.keyword
     ? undefined
-    : `${actor.role === 'admin' ? '*' : actor.uid}|${query.product_key ?? ''}|${query.online ?? ''}|${bound}`;
+    : `${isAdmin(actor) ? '*' : actor.uid}|${query.product_key ?? ''}|${query.online ?? ''}|${bound}`;
   const now = deps.now().getTime();
   const cachedCount = countKey === undefined ? undefined : counts.get(countKey, now);
   // Without a keyword the count and the page each read their own index range. A keyword's trigram search costs
@@ -297,7 +289,7 @@ async function productName(db: DbOrTx, productKey: string): Promise<string> {
 }
 
 export async function getDevice(deps: Deps, actor: Actor, sn: string): Promise<DeviceDetail> {
-  const d = await visibleDevice(deps, actor, sn);
+  const d = await accessibleDevice(deps.db, actor, sn, 'view');
   const [name, properties] = await Promise.all([
     productName(deps.db, d.productKey),
     latestProperties(deps.db, d.id),
@@ -316,8 +308,9 @@ export async function updateDevice(
   sn: string,
   input: z.infer<typeof deviceUpdateBody>,
 ): Promise<DeviceDetail> {
-  const d = await visibleDevice(deps, actor, sn);
-  if (input.uid !== undefined && actor.role !== 'admin') throw new AppError(10108);
+  const d = await accessibleDevice(deps.db, actor, sn, 'owner');
+  // Handing a device to another user is administration.
+  if (input.uid !== undefined) requireAdmin(actor);
   if (input.uid) {
     const [u] = await deps.db.select({ id: users.id }).from(users).where(eq(users.id, input.uid));
     if (!u) throw new AppError(10113, 400, undefined, [{ field: 'uid', message: 'no such user' }]);
@@ -347,13 +340,12 @@ export async function updateDevice(
     deps.link.invalidate(sn);
     if (input.disabled) deps.link.kick(sn, 'disabled');
   }
-  const viewer =
-    input.uid !== undefined && actor.role !== 'admin' ? actor : { ...actor, role: 'admin' as const };
+  const viewer = input.uid !== undefined && !isAdmin(actor) ? actor : { ...actor, role: 'admin' as const };
   return getDevice(deps, viewer, sn);
 }
 
 export async function deleteDevice(deps: Deps, actor: Actor, sn: string): Promise<void> {
-  const d = await visibleDevice(deps, actor, sn);
+  const d = await accessibleDevice(deps.db, actor, sn, 'owner');
   await deps.db.transaction(async (tx) => {
     await tx.delete(deviceProperties).where(eq(deviceProperties.deviceId, d.id));
     await tx.delete(devices).where(eq(devices.id, d.id));

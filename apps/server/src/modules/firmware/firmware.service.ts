@@ -17,6 +17,7 @@ import type {
 import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
+import { isAdmin, ownerFilter, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { countPerId, likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
@@ -30,11 +31,6 @@ import {
   storeFirmwareStream,
 } from './firmware-file';
 import { type FirmwareRow, firmwares, type FirmwareVersionRow, firmwareVersions } from './firmware.table';
-
-/** Firmware is the operator's artifact store: only admins see or change it (the routes say so too). */
-function requireAdmin(actor: Actor): void {
-  if (actor.role !== 'admin') throw new AppError(10108);
-}
 
 const notFound = () => new AppError(70001);
 
@@ -219,13 +215,13 @@ export async function getFirmwareVersionFile(
 
 /** Users may roll out versions of public firmware and of their own products; admins any version. */
 const usableBy = (actor: Actor): SQL | undefined =>
-  actor.role === 'admin'
+  isAdmin(actor)
     ? undefined
     : or(
         eq(firmwares.public, true),
         inArray(
           firmwares.productKey,
-          sql`(select ${products.productKey} from ${products} where ${products.uid} = ${actor.uid})`,
+          sql`(select ${products.productKey} from ${products} where ${ownerFilter(actor, products.uid)})`,
         ),
       );
 

@@ -19,7 +19,8 @@ import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { likeKeyword, ownerFilter } from '../../lib/paging';
+import { likeKeyword } from '../../lib/paging';
+import { findVisibleOwned, ownerFilter, owns } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { devices } from '../devices/devices.table';
 import { getFirmwareVersionFile, isFirmwareVersionUsable } from '../firmware/firmware.service';
@@ -178,12 +179,7 @@ async function toDetail(db: DbOrTx, t: OtaTaskRow): Promise<OtaTaskDetail> {
 
 /** The task if the actor may see it (own, or any for admins); otherwise 10107, as if it did not exist. */
 async function visibleTask(db: DbOrTx, actor: Actor, id: number): Promise<OtaTaskRow> {
-  const [row] = await db
-    .select()
-    .from(otaTasks)
-    .where(and(eq(otaTasks.id, id), ownerFilter(otaTasks.uid, actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return findVisibleOwned(db, actor, otaTasks, id, 10107);
 }
 
 // --- targets --------------------------------------------------------------------------------------------------
@@ -202,7 +198,7 @@ interface TargetDevice {
 async function usableProduct(deps: Deps, actor: Actor, productKey: string): Promise<void> {
   const product = await findProductByKey(deps.db, productKey);
   if (!product) throw new AppError(10107);
-  if (actor.role === 'admin' || product.uid === actor.uid) return;
+  if (owns(actor, product)) return;
   const [own] = await deps.db
     .select({ id: devices.id })
     .from(devices)
@@ -235,7 +231,7 @@ async function resolveTargets(
   targets: OtaTargetsParsed,
 ): Promise<{ devices: TargetDevice[]; notFound: string[] }> {
   const cols = { id: devices.id, sn: devices.sn, fwVersion: devices.fwVersion, online: devices.online };
-  const scope = and(eq(devices.productKey, productKey), ownerFilter(devices.uid, actor));
+  const scope = and(eq(devices.productKey, productKey), ownerFilter(actor, devices.uid));
   if (targets.type === 'list' || targets.type === 'pick') {
     const found = new Map<string, TargetDevice>();
     for (let i = 0; i < targets.sns.length; i += 5000) {
@@ -449,7 +445,7 @@ export async function listTasks(
   query: z.output<typeof otaTaskListQuery>,
 ): Promise<{ items: OtaTaskItem[]; total: number }> {
   const where = and(
-    ownerFilter(otaTasks.uid, actor),
+    ownerFilter(actor, otaTasks.uid),
     query.keyword ? ilike(otaTasks.name, likeKeyword(query.keyword)) : undefined,
     query.status ? eq(otaTasks.status, query.status) : undefined,
     query.product_key ? eq(otaTasks.productKey, query.product_key) : undefined,
@@ -585,7 +581,7 @@ export async function taskAction(
     const [task] = await tx
       .select()
       .from(otaTasks)
-      .where(and(eq(otaTasks.id, id), ownerFilter(otaTasks.uid, actor)))
+      .where(and(eq(otaTasks.id, id), ownerFilter(actor, otaTasks.uid)))
       .for('update');
     if (!task) throw new AppError(10107);
     if (!otaActionAllowed(task.status, action)) throw refused(task.status, action);

@@ -21,7 +21,7 @@ import type { PageQuery } from '@cellhub/contract/common';
 import { createHmac } from 'node:crypto';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { writeDeviceLog } from '../device-log/device-log.service';
+import type { DeviceLogEntry } from '../device-log/device-log.service';
 import { type DeviceRow, devices } from '../devices/devices.table';
 import type { ProductRow } from '../products/products.table';
 import { products } from '../products/products.table';
@@ -266,6 +266,16 @@ function stillGood(stored: Record<string, unknown>, fresh: IotPlatformParam, now
 }
 
 /**
+ * What a sync did, and the device log entries it owes. This module writes no other module's table: the caller
+ * (platform-sync.service.ts, or the devices service) writes `log`, so the device-log module never sits in a circle
+ * with this one.
+ */
+export interface PlatformSync {
+  result: PlatformSyncResult;
+  log: DeviceLogEntry[];
+}
+
+/**
  * Recomputes the parameters of a product's devices (all, or those of `deviceIds`). A device whose parameters changed
  * gets a new expected configuration version, and the configuration at once when it is online.
  */
@@ -273,7 +283,7 @@ export async function syncProductPlatformParams(
   deps: Deps,
   product: ProductRow,
   deviceIds?: number[],
-): Promise<PlatformSyncResult> {
+): Promise<PlatformSync> {
   const binding = await bindingOf(deps, product);
   const rows = await deps.db
     .select()
@@ -304,6 +314,7 @@ export async function syncProductPlatformParams(
   let updated = 0;
   let missing = 0;
   const changed: DeviceRow[] = [];
+  const log: DeviceLogEntry[] = [];
   for (const d of rows) {
     const fresh = binding
       ? computePlatformParam(deps, binding, d, credentialOf(deps, creds.get(d.id)))
@@ -345,7 +356,7 @@ export async function syncProductPlatformParams(
         version: row.expectConfigVersion,
         config: withPlatformParam(row, row.expectConfig),
       });
-      await writeDeviceLog(deps.db, {
+      log.push({
         deviceId: row.id,
         event: 'config_sent',
         detail: { version: row.expectConfigVersion, reason: 'iot_platform_param' },
@@ -354,29 +365,34 @@ export async function syncProductPlatformParams(
       // Not reachable now: it gets the configuration on its next connect (the versions differ).
     }
   }
-  return { updated, missing_credentials: missing };
+  return { result: { updated, missing_credentials: missing }, log };
 }
 
 /** After a platform changed: every product bound to it. */
-export async function syncPlatformProducts(deps: Deps, platformId: number): Promise<PlatformSyncResult> {
+export async function syncPlatformProducts(deps: Deps, platformId: number): Promise<PlatformSync> {
   const bound = await deps.db.select().from(products).where(eq(products.iotPlatformId, platformId));
-  const total: PlatformSyncResult = { updated: 0, missing_credentials: 0 };
+  const total: PlatformSync = { result: { updated: 0, missing_credentials: 0 }, log: [] };
   for (const p of bound) {
     const r = await syncProductPlatformParams(deps, p);
-    total.updated += r.updated;
-    total.missing_credentials += r.missing_credentials;
+    total.result.updated += r.result.updated;
+    total.result.missing_credentials += r.result.missing_credentials;
+    total.log.push(...r.log);
   }
   return total;
 }
 
-/** For the devices module: call after devices were created under (or moved to) a product. */
+/**
+ * For the devices module: call after devices were created under (or moved to) a product; returns the device log
+ * entries to write.
+ */
 export async function syncDevicesPlatformParams(
   deps: Deps,
   productKey: string,
   deviceIds: number[],
-): Promise<void> {
+): Promise<DeviceLogEntry[]> {
   const [product] = await deps.db.select().from(products).where(eq(products.productKey, productKey));
-  if (product?.iotPlatformId) await syncProductPlatformParams(deps, product, deviceIds);
+  if (!product?.iotPlatformId) return [];
+  return (await syncProductPlatformParams(deps, product, deviceIds)).log;
 }
 
 function checkSecret(type: PlatformRow['platformType'], secret: string): string | undefined {
@@ -386,13 +402,16 @@ function checkSecret(type: PlatformRow['platformType'], secret: string): string 
   return undefined;
 }
 
-/** Stores devices' cloud identities (sealed) and recomputes their parameters. One result per line. */
+/**
+ * Stores devices' cloud identities (sealed) and recomputes their parameters. One result per line, and the device
+ * log entries to write.
+ */
 export async function setPlatformCredentials(
   deps: Deps,
   actor: Actor,
   product: ProductRow,
   input: PlatformCredentialsBody,
-): Promise<{ sn: string; code: number; message?: string }[]> {
+): Promise<{ results: { sn: string; code: number; message?: string }[]; log: DeviceLogEntry[] }> {
   const binding = await bindingOf(deps, product);
   if (!binding) throw formError('iot_platform_id', 'the product is not bound to a platform');
   const sns = [...new Set(input.items.map((i) => i.sn))];
@@ -431,17 +450,14 @@ export async function setPlatformCredentials(
       results.push({ sn: item.sn, code: 0 });
       stored.push(deviceId);
     }
-    await writeDeviceLog(
-      tx,
-      ...stored.map((deviceId) => ({
-        deviceId,
-        event: 'updated' as const,
-        detail: { by: actor.username, platform_credential: binding.platform.id },
-      })),
-    );
   });
-  if (stored.length) await syncProductPlatformParams(deps, product, stored);
-  return results;
+  const log: DeviceLogEntry[] = stored.map((deviceId) => ({
+    deviceId,
+    event: 'updated' as const,
+    detail: { by: actor.username, platform_credential: binding.platform.id },
+  }));
+  if (stored.length) log.push(...(await syncProductPlatformParams(deps, product, stored)).log);
+  return { results, log };
 }
 
 export async function listPlatformCredentials(

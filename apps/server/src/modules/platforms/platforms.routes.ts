@@ -16,13 +16,12 @@ import {
 import { productKeyParams } from '@cellhub/contract/products';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
-import { visibleProduct } from '../products/products.service';
 import {
-  listPlatformCredentials,
-  setPlatformCredentials,
-  syncPlatformProducts,
-  syncProductPlatformParams,
-} from './platform-params.service';
+  listProductPlatformCredentials,
+  setProductPlatformCredentials,
+  syncPlatformBoundProducts,
+  syncProductPlatform,
+} from './platform-sync.service';
 import {
   createPlatform,
   deletePlatform,
@@ -111,7 +110,7 @@ export async function platformsRoutes(app: FastifyInstance): Promise<void> {
     },
     async (req) => {
       const { item, changed } = await updatePlatform(app.deps, actorOf(req), req.params.id, req.body);
-      if (changed) await syncPlatformProducts(app.deps, item.id);
+      if (changed) await syncPlatformBoundProducts(app.deps, item.id);
       return ok(item);
     },
   );
@@ -145,8 +144,12 @@ export async function platformsRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      const product = await visibleProduct(app.deps, actorOf(req), req.params.product_key);
-      const { items, total } = await listPlatformCredentials(app.deps, product, req.query);
+      const { items, total } = await listProductPlatformCredentials(
+        app.deps,
+        actorOf(req),
+        req.params.product_key,
+        req.query,
+      );
       return okList(items, total);
     },
   );
@@ -163,11 +166,8 @@ export async function platformsRoutes(app: FastifyInstance): Promise<void> {
         response: responses(z.array(platformCredentialResult), ...SIGNED_IN),
       },
     },
-    async (req) => {
-      const actor = actorOf(req);
-      const product = await visibleProduct(app.deps, actor, req.params.product_key);
-      return ok(await setPlatformCredentials(app.deps, actor, product, req.body));
-    },
+    async (req) =>
+      ok(await setProductPlatformCredentials(app.deps, actorOf(req), req.params.product_key, req.body)),
   );
 
   r.post(
@@ -181,9 +181,6 @@ export async function platformsRoutes(app: FastifyInstance): Promise<void> {
         response: responses(platformSyncResult, ...SIGNED_IN),
       },
     },
-    async (req) => {
-      const product = await visibleProduct(app.deps, actorOf(req), req.params.product_key);
-      return ok(await syncProductPlatformParams(app.deps, product));
-    },
+    async (req) => ok(await syncProductPlatform(app.deps, actorOf(req), req.params.product_key)),
   );
 }

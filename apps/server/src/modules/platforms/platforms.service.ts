@@ -10,6 +10,7 @@ import {
 } from '@cellhub/contract/platforms';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { products } from '../products/products.table';
@@ -17,11 +18,6 @@ import { type PlatformRow, platforms } from './platforms.table';
 
 const secretsContext = (id: number) => `platform:${id}`;
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** Platforms are the operator's cloud accounts: only admins see or change them (the routes say so too). */
-function requireAdmin(actor: Actor): void {
-  if (actor.role !== 'admin') throw new AppError(10108);
-}
 
 /** Splits a platform_config into what may be stored in clear and the secret fields. */
 function split(

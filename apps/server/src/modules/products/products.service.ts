@@ -12,8 +12,10 @@ import {
 import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
+import { ownerFilter, visibleOwned } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
+import { writeDeviceLog } from '../device-log/device-log.service';
 import { devices } from '../devices/devices.table';
 import { syncProductPlatformParams, validateBinding } from '../platforms/platform-params.service';
 import { platforms } from '../platforms/platforms.table';
@@ -21,10 +23,6 @@ import { isUniqueViolation } from '../users/users.service';
 import { productProperties, type ProductPropertyRow, products, type ProductRow } from './products.table';
 
 const secretContext = (productKey: string) => `product:${productKey}`;
-
-/** Users see their own products; admins all. Anything else answers like a missing product. */
-const visibleTo = (actor: Actor): SQL | undefined =>
-  actor.role === 'admin' ? undefined : eq(products.uid, actor.uid);
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -123,14 +121,9 @@ async function toDetail(deps: Deps, p: ProductRow): Promise<ProductDetail> {
   };
 }
 
-/** The product row if the actor may see it, else 10107 (the same answer as "does not exist"). */
+/** The product row if the actor may see it (own, or any for admins), else 10107 as if it did not exist. */
 export async function visibleProduct(deps: Deps, actor: Actor, productKey: string): Promise<ProductRow> {
-  const [row] = await deps.db
-    .select()
-    .from(products)
-    .where(and(eq(products.productKey, productKey), visibleTo(actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return visibleOwned(actor, await findProductByKey(deps.db, productKey), 10107);
 }
 
 export async function findProductByKey(db: DbOrTx, productKey: string): Promise<ProductRow | undefined> {
@@ -216,7 +209,7 @@ export async function listProducts(
   actor: Actor,
   query: ProductListQuery,
 ): Promise<{ items: ProductItem[]; total: number }> {
-  const conditions: (SQL | undefined)[] = [visibleTo(actor)];
+  const conditions: (SQL | undefined)[] = [ownerFilter(actor, products.uid)];
   if (query.keyword) {
     const like = `%${escapeLike(query.keyword)}%`;
     conditions.push(or(ilike(products.name, like), ilike(products.productKey, like)));
@@ -304,7 +297,7 @@ export async function updateProduct(
     (row.iotPlatformId !== product.iotPlatformId ||
       JSON.stringify(row.iotPlatformConfig) !== JSON.stringify(product.iotPlatformConfig))
   ) {
-    await syncProductPlatformParams(deps, row);
+    await writeDeviceLog(deps.db, ...(await syncProductPlatformParams(deps, row)).log);
   }
   return toDetail(deps, row);
 }

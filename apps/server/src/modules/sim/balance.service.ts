@@ -16,12 +16,12 @@ import type {
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
+import { isAdmin, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { users } from '../users/users.table';
 import { balanceLedger, balances } from './balance.table';
-import { isAdmin, requireAdmin } from './sim-common';
 import { simOrders } from './sim-orders.table';
 
 /** Locks the user's balance row (creating it at 0 first) and answers the balance in fen. */

@@ -17,23 +17,13 @@ import {
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
+import { isAdmin, ownerFilter, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { devices } from '../devices/devices.table';
 import { users } from '../users/users.table';
-import {
-  addValidity,
-  cardScope,
-  dayOf,
-  isAdmin,
-  MB,
-  monthOf,
-  monthUsedSql,
-  remainingSql,
-  requireAdmin,
-  toMb,
-} from './sim-common';
+import { addValidity, cardScope, dayOf, MB, monthOf, monthUsedSql, remainingSql, toMb } from './sim-common';
 import {
   type SimCardRow,
   simCardLogs,
@@ -84,11 +74,7 @@ function filters(actor: Actor, query: ExportQuery, now: Date): SQL | undefined {
   if (query.operator) conditions.push(eq(simCards.operator, query.operator));
   if (query.keyword) {
     const like = likeKeyword(query.keyword);
-    const deviceMatch = and(
-      ilike(devices.sn, like),
-      ne(devices.iccid, ''),
-      isAdmin(actor) ? undefined : eq(devices.uid, actor.uid),
-    );
+    const deviceMatch = and(ilike(devices.sn, like), ne(devices.iccid, ''), ownerFilter(actor, devices.uid));
     conditions.push(
       or(
         ilike(simCards.iccid, like),
@@ -172,7 +158,7 @@ async function devicesOf(db: DbOrTx, actor: Actor, iccids: string[]): Promise<Ma
       lastcommunicationat: devices.lastcommunicationat,
     })
     .from(devices)
-    .where(and(inArray(devices.iccid, iccids), isAdmin(actor) ? undefined : eq(devices.uid, actor.uid)))
+    .where(and(inArray(devices.iccid, iccids), ownerFilter(actor, devices.uid)))
     .orderBy(sql`${devices.lastcommunicationat} desc nulls last`);
   for (const r of rows) if (!out.has(r.iccid)) out.set(r.iccid, r);
   return out;

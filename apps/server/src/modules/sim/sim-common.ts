@@ -1,7 +1,7 @@
-/** Rules shared by the SIM services: roles, units, calendar arithmetic and who may see a card. */
-import { and, eq, ne, or, type SQL, sql } from 'drizzle-orm';
+/** Rules shared by the SIM services: units, calendar arithmetic and who may see a card. */
+import { and, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { ValidityUnit } from '@cellhub/contract/sim';
-import { AppError } from '../../lib/app-error';
+import { isAdmin, ownerFilter } from '../../lib/authz';
 import type { Actor } from '../../lib/deps';
 import { devices } from '../devices/devices.table';
 import { simCards } from './sim-cards.table';
@@ -10,11 +10,6 @@ export const MB = 1024 * 1024;
 /** Bytes -> MB with at most 3 decimals (the API's traffic unit). */
 export const toMb = (bytes: number): number => Math.round((bytes / MB) * 1000) / 1000;
 export const mbToBytes = (mb: number): number => Math.round(mb * MB);
-
-export function requireAdmin(actor: Actor): void {
-  if (actor.role !== 'admin') throw new AppError(10108);
-}
-export const isAdmin = (actor: Actor): boolean => actor.role === 'admin';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** `YYYY-MM` of a date in UTC: usage months and `monthly` allowances follow the UTC calendar. */
@@ -46,9 +41,9 @@ export function addValidity(from: Date, unit: ValidityUnit, count: number): Date
 export function cardScope(actor: Actor): SQL | undefined {
   if (isAdmin(actor)) return undefined;
   return or(
-    eq(simCards.uid, actor.uid),
+    ownerFilter(actor, simCards.uid),
     sql`${simCards.iccid} in (select ${devices.iccid} from ${devices} where ${and(
-      eq(devices.uid, actor.uid),
+      ownerFilter(actor, devices.uid),
       ne(devices.iccid, ''),
     )})`,
   );

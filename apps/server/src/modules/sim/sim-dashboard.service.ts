@@ -1,8 +1,9 @@
 import { and, count, desc, eq, gt, inArray, lte } from 'drizzle-orm';
 import type { DashboardSim } from '@cellhub/contract/sim';
+import { ownerFilter } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { balances } from './balance.table';
-import { cardScope, isAdmin } from './sim-common';
+import { cardScope } from './sim-common';
 import { EXPIRING_DAYS } from './sim-cards.service';
 import { simCards } from './sim-cards.table';
 import { simOrders } from './sim-orders.table';
@@ -13,7 +14,7 @@ import { simOrders } from './sim-orders.table';
  */
 export async function simDashboard(deps: Deps, actor: Actor): Promise<DashboardSim> {
   const now = deps.now();
-  const mine = isAdmin(actor) ? undefined : eq(simOrders.uid, actor.uid);
+  const mine = ownerFilter(actor, simOrders.uid);
   const scope = cardScope(actor);
   const [[balance], [pending], [renewal], byOperator, [expiring]] = await Promise.all([
     deps.db.select({ fen: balances.balanceFen }).from(balances).where(eq(balances.uid, actor.uid)),

@@ -13,10 +13,11 @@ import {
   type SimUsageImportResult,
 } from '@cellhub/contract/sim';
 import { AppError } from '../../lib/app-error';
+import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { users } from '../users/users.table';
-import { MB, monthOf, requireAdmin } from './sim-common';
+import { MB, monthOf } from './sim-common';
 import { packageStart, refreshExhausted } from './sim-cards.service';
 import { simCardLogs, simCards, simUsageDaily, simUsageMonthly } from './sim-cards.table';
 import type { TableRow } from './sim-import-file';

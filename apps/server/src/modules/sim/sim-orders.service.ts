@@ -15,12 +15,13 @@ import type {
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
+import { isAdmin, ownerFilter, requireAdmin, visibleOwned } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { users } from '../users/users.table';
 import { changeBalance } from './balance.service';
-import { addValidity, cardScope, isAdmin, MB, monthOf, remainingSql, requireAdmin } from './sim-common';
+import { addValidity, cardScope, MB, monthOf, remainingSql } from './sim-common';
 import { refreshExhausted, visibleCard } from './sim-cards.service';
 import { type SimCardRow, simCards } from './sim-cards.table';
 import { type SimOrderCardRow, type SimOrderRow, simOrderCards, simOrders } from './sim-orders.table';
@@ -93,13 +94,8 @@ async function detailOf(db: DbOrTx, id: number): Promise<OrderDetail> {
 
 /** The order if the actor may see it (the buyer, or an admin); else 10107. */
 async function visibleOrder(db: DbOrTx, actor: Actor, id: number, lock = false): Promise<SimOrderRow> {
-  const q = db
-    .select()
-    .from(simOrders)
-    .where(and(eq(simOrders.id, id), isAdmin(actor) ? undefined : eq(simOrders.uid, actor.uid)));
-  const [row] = lock ? await q.for('update') : await q;
-  if (!row) throw new AppError(10107);
-  return row;
+  const q = db.select().from(simOrders).where(eq(simOrders.id, id));
+  return visibleOwned(actor, (lock ? await q.for('update') : await q)[0], 10107);
 }
 
 export async function getOrder(deps: Deps, actor: Actor, id: number): Promise<OrderDetail> {
@@ -109,7 +105,7 @@ export async function getOrder(deps: Deps, actor: Actor, id: number): Promise<Or
 
 function orderFilters(actor: Actor, query: ListQuery): SQL | undefined {
   const conditions: (SQL | undefined)[] = [];
-  if (!isAdmin(actor)) conditions.push(eq(simOrders.uid, actor.uid));
+  if (!isAdmin(actor)) conditions.push(ownerFilter(actor, simOrders.uid));
   else if (query.uid !== undefined) conditions.push(eq(simOrders.uid, query.uid));
   if (query.status) conditions.push(eq(simOrders.status, query.status));
   if (query.kind) conditions.push(eq(simOrders.kind, query.kind));
@@ -156,10 +152,7 @@ export async function cardOrders(
   query: { current: number; per_page: number },
 ): Promise<{ items: SimCardOrderItem[]; total: number }> {
   const card = await visibleCard(deps.db, actor, iccid);
-  const where = and(
-    eq(simOrderCards.cardId, card.id),
-    isAdmin(actor) ? undefined : eq(simOrders.uid, actor.uid),
-  );
+  const where = and(eq(simOrderCards.cardId, card.id), ownerFilter(actor, simOrders.uid));
   const [rows, [total]] = await Promise.all([
     deps.db
       .select({ o: simOrders, c: simOrderCards, username: users.username })

@@ -10,6 +10,7 @@ import {
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { outboundRefusal } from '../../lib/outbound';
 import { likeKeyword } from '../../lib/paging';
@@ -17,7 +18,6 @@ import { writeAudit } from '../audit/audit.service';
 import { AuthError, NotFoundError, RateLimitError, SimProviderError } from './providers/errors';
 import { getSimAdapter } from './providers/registry';
 import type { SimAdapter } from './providers/types';
-import { requireAdmin } from './sim-common';
 import { simCards } from './sim-cards.table';
 import { type SimProviderRow, simProviders } from './sim-providers.table';
 import { simSyncRuns } from './sim-sync.table';

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { SimSyncRun, simSyncRunQuery } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import {
@@ -21,7 +22,7 @@ import {
   SimProviderError,
 } from './providers/errors';
 import type { SimAdapter, SimCardInfo } from './providers/types';
-import { monthOf, requireAdmin } from './sim-common';
+import { monthOf } from './sim-common';
 import { refreshExhausted } from './sim-cards.service';
 import { wakeSimReminders } from './sim-reminders.service';
 import { simCards, simUsageDaily, simUsageMonthly } from './sim-cards.table';

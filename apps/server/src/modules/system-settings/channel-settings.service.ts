@@ -10,6 +10,7 @@ import {
   type WechatSettings,
 } from '@cellhub/contract/system-settings';
 import { AppError } from '../../lib/app-error';
+import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
@@ -22,10 +23,6 @@ interface ChannelValues {
   sms: SmsSettings;
   email: EmailSettings;
   wechat: WechatSettings;
-}
-
-function requireAdmin(actor: Actor): void {
-  if (actor.role !== 'admin') throw new AppError(10108);
 }
 
 const isSecret = (channel: NotifyChannelName, field: string): boolean =>

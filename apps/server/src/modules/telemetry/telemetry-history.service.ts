@@ -9,7 +9,7 @@ import {
 import type { DbOrTx } from '../../db/client';
 import { formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { deviceProperties } from './telemetry.table';
 
 export interface SeriesWindow {
@@ -90,7 +90,7 @@ export async function propertySeries(
   query: PropertySeriesQuery,
 ): Promise<PropertySeries> {
   const w = seriesWindow(query, deps.now());
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'view');
   // The newest bucket includes "now": a reading stamped this millisecond belongs in the chart.
   const window = query.range ? { ...w, to: new Date(w.to.getTime() + 1) } : w;
   const buckets = await propertyBuckets(deps.db, device.id, query.key, window);

@@ -4,7 +4,7 @@ import { HEX_RULE, MAX_RAW_BYTES, type PropertyValue } from '@cellhub/contract/p
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
-import { visibleDevice } from '../devices/devices.service';
+import { accessibleDevice } from '../devices/device-access';
 import { deviceProperties, devicePropertyLatest, rawMessages } from './telemetry.table';
 
 const valueOf = (r: { num: number | null; txt: string | null; bool: boolean | null }): PropertyValue =>
@@ -26,7 +26,7 @@ export async function listProperties(
   sn: string,
   query: PropertiesQuery,
 ): Promise<{ items: PropertyPoint[]; total: number }> {
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'view');
   if (!query.key) {
     const items = await latestProperties(deps.db, device.id);
     return { items, total: items.length };
@@ -74,7 +74,7 @@ export async function listRaw(
   sn: string,
   page: { current: number; per_page: number },
 ): Promise<{ items: RawMessageItem[]; total: number }> {
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'view');
   const where = eq(rawMessages.deviceId, device.id);
   const [rows, [total]] = await Promise.all([
     deps.db
@@ -124,7 +124,7 @@ export async function sendRaw(
 ): Promise<RawMessageItem> {
   const bytes = decodeRaw(body.data, body.encoding);
   if (bytes.length > MAX_RAW_BYTES) throw new AppError(50001);
-  const device = await visibleDevice(deps, actor, sn);
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
   if (device.online !== 1) throw new AppError(20401);
   await deps.link.send(device.productKey, sn, 'raw', bytes);
   const [row] = await deps.db

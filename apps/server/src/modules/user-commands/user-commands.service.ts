@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, or } from 'drizzle-orm';
 import {
   checkCommandValue,
   type UserCommandItem,
@@ -12,7 +12,8 @@ import {
 import type { CommandType } from '@cellhub/contract/protocol';
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error';
-import { countPerId, likeKeyword, ownedPage, ownerFilter } from '../../lib/paging';
+import { countPerId, likeKeyword, ownedPage } from '../../lib/paging';
+import { findVisibleOwned } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { deviceCommands } from '../commands/commands.table';
@@ -26,8 +27,6 @@ import {
 
 /** Sends of one run go out this many at a time: fast for a few hundred devices, gentle on the pool. */
 const SEND_CONCURRENCY = 8;
-
-const ownedBy = (actor: Actor): SQL | undefined => ownerFilter(userCommands.uid, actor);
 
 function toItem(row: UserCommandRow, runs: number): UserCommandItem {
   return {
@@ -52,12 +51,7 @@ function checkData(type: CommandType, data: string | undefined): string {
 
 /** The command if the actor may use it; otherwise 10107, exactly as if it did not exist. */
 async function visibleCommand(deps: Deps, actor: Actor, id: number): Promise<UserCommandRow> {
-  const [row] = await deps.db
-    .select()
-    .from(userCommands)
-    .where(and(eq(userCommands.id, id), ownedBy(actor)));
-  if (!row) throw new AppError(10107);
-  return row;
+  return findVisibleOwned(deps.db, actor, userCommands, id, 10107);
 }
 
 const runCounts = (deps: Deps, ids: number[]) => countPerId(deps, userCommandRuns.userCommandId, ids);

@@ -5,6 +5,7 @@ import { and, count, desc, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-
 import type { UserCreateBody, UserListItem } from '@cellhub/contract/auth';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { hashPassword, randomPassword } from '../../lib/password';
 import { normalizePhone } from '../../lib/phone';
@@ -46,10 +47,6 @@ export function isUniqueViolation(err: unknown): boolean {
     if ((e as { code?: unknown }).code === '23505') return true;
   }
   return false;
-}
-
-function requireAdmin(actor: Actor): void {
-  if (actor.role !== 'admin') throw new AppError(10108);
 }
 
 const toListItem = (u: UserRow): UserListItem => ({

@@ -1,0 +1,13 @@
+/**
+ * What an access key may be allowed to do (a later issue creates the keys). A signed-in person carries no scopes
+ * and may do whatever their role and ownership allow; an actor that carries scopes is held to them as well.
+ */
+export const ACCESS_SCOPES = [
+  /** See devices, their properties, raw messages and logs. */
+  'devices:read',
+  /** Send commands and push configuration to devices. */
+  'devices:control',
+  /** Create, change, bind and delete devices. */
+  'devices:write',
+] as const;
+export type AccessScope = (typeof ACCESS_SCOPES)[number];
