@@ -13,6 +13,8 @@ export const pureTests = [
   'src/gateway/property-parse.test.ts',
   'src/gateway/mqtt5/translate.test.ts',
   'src/jobs/batch-queue.test.ts',
+  'src/import-cycles.test.ts',
+  'src/lib/authz.test.ts',
   'src/lib/crypto.test.ts',
   'src/lib/outbound.test.ts',
   'src/lib/phone.test.ts',
