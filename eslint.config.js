@@ -25,6 +25,21 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules where a lost rejection costs most: a promise nobody awaits or catches, or one handed to a
+    // place that expects a plain callback (an event handler, a timer), fails without a trace.
+    files: ['apps/server/**/*.ts', 'apps/devsim/**/*.ts', 'apps/console/**/*.{ts,tsx}', 'e2e/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     files: ['apps/console/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks },

@@ -16,9 +16,13 @@ describe('SmsCodeInput', () => {
     expect(onSend).toHaveBeenCalledTimes(1);
     const wait = screen.getByRole('button', { name: 'Resend in 60s' }) as HTMLButtonElement;
     expect(wait.disabled).toBe(true);
-    act(() => vi.advanceTimersByTime(59_000));
+    act(() => {
+      vi.advanceTimersByTime(59_000);
+    });
     expect(screen.getByRole('button', { name: 'Resend in 1s' })).toBeTruthy();
-    act(() => vi.advanceTimersByTime(1000));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
     expect((screen.getByRole('button', { name: 'Send code' }) as HTMLButtonElement).disabled).toBe(false);
   });
 

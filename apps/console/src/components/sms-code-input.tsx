@@ -51,7 +51,7 @@ export default function SmsCodeInput({ value, onChange, placeholder, error, pref
       autoComplete="one-time-code"
       inputMode="numeric"
       addAfter={
-        <Button type="text" size="small" loading={sending} disabled={left > 0} onClick={send}>
+        <Button type="text" size="small" loading={sending} disabled={left > 0} onClick={() => void send()}>
           {left > 0 ? t('smsCode.resend', { seconds: left }) : t('smsCode.send')}
         </Button>
       }

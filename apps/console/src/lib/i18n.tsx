@@ -17,7 +17,8 @@ import { ConfigContext } from '@arco-design/web-react/es/ConfigProvider';
 import { setConfigProviderProps } from '@arco-design/web-react/es/Modal/config';
 import arcoZhCN from '@arco-design/web-react/es/locale/zh-CN';
 import { getLocale, setLocale as storeLocale, subscribeLocale, type Locale } from './locale-store';
-import { format, loadMessages, lookup, type PageLocale, type TranslateVars } from './messages';
+import { format, loadMessages, lookup, translate, type PageLocale, type TranslateVars } from './messages';
+import { toast } from './toast';
 
 export type { Locale } from './locale-store';
 export type { PageLocale, TranslateVars } from './messages';
@@ -39,8 +40,14 @@ export async function ensureLocale(locale: Locale): Promise<void> {
   await Promise.all([loadMessages(locale), arco]);
 }
 
+/** Never rejects: a language pack that cannot be downloaded keeps the current language and says so. */
 async function switchLocale(locale: Locale): Promise<void> {
-  await ensureLocale(locale);
+  try {
+    await ensureLocale(locale);
+  } catch {
+    toast('error', translate('request.networkError'));
+    return;
+  }
   storeLocale(locale);
 }
 

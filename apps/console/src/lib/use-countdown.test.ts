@@ -11,9 +11,13 @@ describe('useCountdown', () => {
     expect(result.current[0]).toBe(0);
     act(() => result.current[1](3));
     expect(result.current[0]).toBe(3);
-    act(() => vi.advanceTimersByTime(1000));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
     expect(result.current[0]).toBe(2);
-    act(() => vi.advanceTimersByTime(5000));
+    act(() => {
+      vi.advanceTimersByTime(5000);
+    });
     expect(result.current[0]).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -21,11 +25,15 @@ describe('useCountdown', () => {
   it('restarts from the new value instead of running two timers', () => {
     const { result } = renderHook(() => useCountdown());
     act(() => result.current[1](10));
-    act(() => vi.advanceTimersByTime(4000));
+    act(() => {
+      vi.advanceTimersByTime(4000);
+    });
     act(() => result.current[1](5));
     expect(result.current[0]).toBe(5);
     expect(vi.getTimerCount()).toBe(1);
-    act(() => vi.advanceTimersByTime(1000));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
     expect(result.current[0]).toBe(4);
   });
 

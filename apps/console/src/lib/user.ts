@@ -106,6 +106,6 @@ export function useLogout(): () => Promise<void> {
     }
     clearSession(queryClient);
     Message.success(translate('common.logoutSuccess'));
-    navigate('/login');
+    void navigate('/login');
   }, [queryClient, navigate]);
 }

@@ -66,7 +66,7 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
 
   const onUserMenu = (key: string) => {
     if (key === 'logout') void logout();
-    else if (key === 'setting') navigate('/user/setting');
+    else if (key === 'setting') void navigate('/user/setting');
     else if (key === 'switchRoles') {
       const next = switchRole();
       if (next) Message.success(t('messageBox.switchRoles.success', { role: t(`role.${next}`) }));

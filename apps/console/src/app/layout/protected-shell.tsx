@@ -27,7 +27,7 @@ function useAuthExpiredHandler() {
   useEffect(() => {
     setAuthExpiredHandler(() => {
       clearSession(client);
-      navigate('/login');
+      void navigate('/login');
     });
   }, [navigate, client]);
 }

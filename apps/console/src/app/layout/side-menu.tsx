@@ -55,7 +55,7 @@ export function SideMenu({
       onClickMenuItem={(key) => {
         const path = paths.get(key);
         if (path) {
-          navigate(path);
+          void navigate(path);
           onNavigate?.();
         }
       }}

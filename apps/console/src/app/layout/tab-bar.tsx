@@ -25,13 +25,13 @@ export function TabBar({ current }: { current: RouteHandle | undefined }) {
   const activeName = name;
   const afterClose = (left: ReturnType<typeof closeTabs>) => {
     if (!left.some((x) => x.name === activeName))
-      navigate(left[left.length - 1]?.fullPath ?? HOME_TAB.fullPath);
+      void navigate(left[left.length - 1]?.fullPath ?? HOME_TAB.fullPath);
   };
 
   const onAction = (key: string) => {
     if (!activeName) return;
     if (key === 'reload') {
-      navigate(`/redirect${fullPath}`, { replace: true });
+      void navigate(`/redirect${fullPath}`, { replace: true });
       return;
     }
     afterClose(closeTabs(activeName, key as CloseMode));
@@ -50,7 +50,7 @@ export function TabBar({ current }: { current: RouteHandle | undefined }) {
               const left = closeTabs(tab.name, 'current');
               if (tab.name === activeName) afterClose(left);
             }}
-            onClick={() => navigate(tab.fullPath)}
+            onClick={() => void navigate(tab.fullPath)}
           >
             {t(tab.locale)}
           </Tag>

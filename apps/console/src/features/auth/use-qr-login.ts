@@ -40,7 +40,8 @@ export function useQrLogin(onSuccess: (result: LoginResult) => void): QrState & 
     setState({ phase: 'loading' });
 
     const poll = (ticket: string) => {
-      timer.current = setTimeout(async () => {
+      // check() settles every failure itself: it asks again or shows why it stopped.
+      const check = async () => {
         try {
           const result = await pollWechatTicket(ticket);
           if (gen !== generation.current) return;
@@ -60,7 +61,8 @@ export function useQrLogin(onSuccess: (result: LoginResult) => void): QrState & 
             poll(ticket);
           else setState({ phase: 'failed' });
         }
-      }, QR_POLL_INTERVAL_MS);
+      };
+      timer.current = setTimeout(() => void check(), QR_POLL_INTERVAL_MS);
     };
 
     createWechatTicket().then(

@@ -30,7 +30,7 @@ export function EditDeleteActions({
   const navigate = useNavigate();
   return (
     <Space size={0} className={styles.nowrap}>
-      <Button type="text" size="small" onClick={() => navigate(editPath)}>
+      <Button type="text" size="small" onClick={() => void navigate(editPath)}>
         {t('alert.edit')}
       </Button>
       <Popconfirm

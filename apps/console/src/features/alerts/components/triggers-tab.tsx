@@ -170,7 +170,11 @@ export function TriggersTab() {
       </ListSearchBar>
       <Divider style={{ marginTop: 0 }} />
       <div className={styles.toolbar}>
-        <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/alert/device-trigger/create')}>
+        <Button
+          type="primary"
+          icon={<IconPlus />}
+          onClick={() => void navigate('/alert/device-trigger/create')}
+        >
           {t('alert.trigger.create')}
         </Button>
       </div>

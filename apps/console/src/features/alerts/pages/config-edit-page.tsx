@@ -88,7 +88,7 @@ export default function ConfigEditPage() {
     try {
       await save.mutateAsync({ id, body });
       Message.success(t('alert.saved'));
-      navigate('/alert/config/list');
+      void navigate('/alert/config/list');
     } catch (e) {
       showSaveError(e, FIELD_OF, FORM_FIELDS);
     }
@@ -115,7 +115,7 @@ export default function ConfigEditPage() {
               push_mode: 'once',
               remark: '',
             }}
-            onSubmit={submit}
+            onSubmit={() => void submit()}
             onValuesChange={(changed) => clearErrors(Object.keys(changed))}
           >
             <NameEnableRow t={t} />
@@ -164,7 +164,7 @@ export default function ConfigEditPage() {
               <Button type="primary" htmlType="submit" loading={save.isPending}>
                 {t('alert.save')}
               </Button>
-              <Button onClick={() => navigate('/alert/config/list')}>{t('alert.back')}</Button>
+              <Button onClick={() => void navigate('/alert/config/list')}>{t('alert.back')}</Button>
             </Space>
           </Form>
         </Spin>

@@ -113,7 +113,7 @@ export default function ConfigListPage() {
         />
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/alert/config/create')}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/alert/config/create')}>
             {t('alert.config.create')}
           </Button>
         </div>

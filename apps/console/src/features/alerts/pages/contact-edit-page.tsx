@@ -64,7 +64,7 @@ export default function ContactEditPage() {
       const saved = await save.mutateAsync({ id, body });
       Message.success(t('alert.saved'));
       // A new contact goes on to its verification.
-      if (id === undefined) navigate(`/alert/contact/edit/${saved.id}`, { replace: true });
+      if (id === undefined) void navigate(`/alert/contact/edit/${saved.id}`, { replace: true });
     } catch (e) {
       if (!(e instanceof ApiError) || e.httpStatus === 403) return;
       const field = Array.isArray(e.details) ? (e.details as { field?: string }[])[0]?.field : undefined;
@@ -86,7 +86,7 @@ export default function ContactEditPage() {
             form={form}
             layout="vertical"
             initialValues={{ name: '', phone: '', email: '', remark: '' }}
-            onSubmit={submit}
+            onSubmit={() => void submit()}
           >
             <Form.Item
               label={t('alert.field.name')}
@@ -131,7 +131,7 @@ export default function ContactEditPage() {
               >
                 {t('alert.save')}
               </Button>
-              <Button onClick={() => navigate('/alert/contact/list')}>{t('alert.back')}</Button>
+              <Button onClick={() => void navigate('/alert/contact/list')}>{t('alert.back')}</Button>
             </Space>
           </Form>
         </Spin>

@@ -104,7 +104,7 @@ export default function ContactListPage() {
         />
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/alert/contact/create')}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/alert/contact/create')}>
             {t('alert.contact.create')}
           </Button>
         </div>

@@ -144,7 +144,7 @@ export default function TriggerEditPage() {
     try {
       await save.mutateAsync({ id, body });
       Message.success(t('alert.saved'));
-      navigate('/alert/device-trigger/list');
+      void navigate('/alert/device-trigger/list');
     } catch (e) {
       showSaveError(e, FIELD_OF, FORM_FIELDS);
     }
@@ -162,7 +162,7 @@ export default function TriggerEditPage() {
             form={form}
             layout="vertical"
             initialValues={DEFAULTS}
-            onSubmit={submit}
+            onSubmit={() => void submit()}
             // A rule's message (set on submit) goes away once its field is touched again.
             onValuesChange={(changed) => clearErrors(Object.keys(changed))}
           >
@@ -266,7 +266,7 @@ export default function TriggerEditPage() {
               >
                 {t('alert.save')}
               </Button>
-              <Button onClick={() => navigate('/alert/device-trigger/list')}>{t('alert.back')}</Button>
+              <Button onClick={() => void navigate('/alert/device-trigger/list')}>{t('alert.back')}</Button>
             </Space>
           </Form>
         </Spin>

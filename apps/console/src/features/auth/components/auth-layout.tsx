@@ -61,7 +61,7 @@ export default function AuthLayout({ children }: { children: ReactNode }) {
           <Button
             type="text"
             icon={<IconLanguage />}
-            onClick={() => setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}
+            onClick={() => void setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}
           >
             {current === 'zh-CN' ? 'English' : '中文'}
           </Button>

@@ -84,7 +84,7 @@ export default function LoginForm() {
     // stays free of it to keep its download small.
     setToken(r.token, r.uid);
     toast('success', t('login.form.login.success'));
-    navigate(resolveRedirect(search), { replace: true });
+    void navigate(resolveRedirect(search), { replace: true });
   };
 
   const submit = async (e?: FormEvent) => {
@@ -173,7 +173,7 @@ export default function LoginForm() {
       </div>
 
       {mode === 'password' && (
-        <form onSubmit={submit} autoComplete="on" noValidate>
+        <form onSubmit={(e) => void submit(e)} autoComplete="on" noValidate>
           <FieldBox error={errors.username}>
             <Input
               value={values.username}
@@ -217,7 +217,7 @@ export default function LoginForm() {
       )}
 
       {mode === 'phone' && (
-        <form onSubmit={submit} noValidate>
+        <form onSubmit={(e) => void submit(e)} noValidate>
           <FieldBox error={errors.phone}>
             <Input
               value={values.phone}
@@ -261,7 +261,7 @@ export default function LoginForm() {
       )}
 
       <div className={styles.register}>
-        <Button type="text" long onClick={() => navigate('/register')}>
+        <Button type="text" long onClick={() => void navigate('/register')}>
           {t('login.form.register')}
         </Button>
       </div>

@@ -43,7 +43,7 @@ export default function RegisterForm() {
         ...(phone ? { phone, captcha: v.captcha?.trim() } : {}),
       });
       Message.success(t('register.success'));
-      navigate('/login', { replace: true });
+      void navigate('/login', { replace: true });
     } catch (e) {
       const answered = e instanceof ApiError && e.answered;
       setError(answered ? e.message : t('login.form.login.errMsg'));
@@ -69,7 +69,7 @@ export default function RegisterForm() {
       <div className={styles.error} role="alert">
         {error}
       </div>
-      <Form form={form} layout="vertical" onSubmit={submit} autoComplete="off">
+      <Form form={form} layout="vertical" onSubmit={(v: Values) => void submit(v)} autoComplete="off">
         <Form.Item
           field="username"
           rules={[
@@ -156,7 +156,7 @@ export default function RegisterForm() {
           {t('register.submit')}
         </Button>
         <div className={styles.register}>
-          <Button type="text" long onClick={() => navigate('/login')}>
+          <Button type="text" long onClick={() => void navigate('/login')}>
             {t('register.toLogin')}
           </Button>
         </div>

@@ -27,7 +27,7 @@ export default function UnavailablePage() {
               <div>
                 <div className={styles.title}>{t('unavailable.title')}</div>
                 <div className={styles.desc}>{description}</div>
-                <Button type="primary" onClick={() => navigate(DEFAULT_ROUTE_PATH)}>
+                <Button type="primary" onClick={() => void navigate(DEFAULT_ROUTE_PATH)}>
                   {t('unavailable.back')}
                 </Button>
               </div>

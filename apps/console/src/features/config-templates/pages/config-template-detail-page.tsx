@@ -81,7 +81,7 @@ export default function ConfigTemplateDetailPage() {
     try {
       const saved = await save.mutateAsync({ id, body });
       Message.success(t('configTemplate.form.saved'));
-      if (id === undefined) navigate(`/device/config-template/${saved.id}`, { replace: true });
+      if (id === undefined) void navigate(`/device/config-template/${saved.id}`, { replace: true });
     } catch {
       // The request layer has shown why.
     }
@@ -93,7 +93,7 @@ export default function ConfigTemplateDetailPage() {
         bordered={false}
         title={id === undefined ? t('configTemplate.form.createTitle') : t('configTemplate.form.title')}
         extra={
-          <Button type="primary" icon={<IconSave />} loading={save.isPending} onClick={submit}>
+          <Button type="primary" icon={<IconSave />} loading={save.isPending} onClick={() => void submit()}>
             {t('common.save')}
           </Button>
         }
@@ -209,7 +209,7 @@ function ApplySection({ id }: { id: number }) {
               offlineText={t('configTemplate.offline')}
             />
           </div>
-          <Button type="primary" icon={<IconCheck />} loading={run.isPending} onClick={submit}>
+          <Button type="primary" icon={<IconCheck />} loading={run.isPending} onClick={() => void submit()}>
             {t('configTemplate.apply.button')}
           </Button>
         </div>

@@ -43,7 +43,7 @@ export default function ConfigTemplateListPage() {
       title: t('configTemplate.col.name'),
       dataIndex: 'name',
       render: (v: string, row) => (
-        <Button type="text" size="mini" onClick={() => navigate(`/device/config-template/${row.id}`)}>
+        <Button type="text" size="mini" onClick={() => void navigate(`/device/config-template/${row.id}`)}>
           {v}
         </Button>
       ),
@@ -79,7 +79,7 @@ export default function ConfigTemplateListPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/device/config-template/${row.id}`)}>
+          <Button type="text" size="small" onClick={() => void navigate(`/device/config-template/${row.id}`)}>
             {t('configTemplate.open')}
           </Button>
           <Popconfirm
@@ -115,7 +115,11 @@ export default function ConfigTemplateListPage() {
         </ListSearchBar>
         <Divider />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/device/config-template/new')}>
+          <Button
+            type="primary"
+            icon={<IconPlus />}
+            onClick={() => void navigate('/device/config-template/new')}
+          >
             {t('configTemplate.create')}
           </Button>
         </div>

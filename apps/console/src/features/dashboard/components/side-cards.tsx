@@ -30,7 +30,7 @@ export function ShortcutsCard() {
     <Card bordered={false} title={t('workplace.shortcuts')}>
       <div className={styles.shortcuts}>
         {SHORTCUTS.map((s) => (
-          <button key={s.key} type="button" className={styles.shortcut} onClick={() => navigate(s.to)}>
+          <button key={s.key} type="button" className={styles.shortcut} onClick={() => void navigate(s.to)}>
             <span className={styles.shortcutIcon}>{s.icon}</span>
             <span>{t(`workplace.shortcut.${s.key}`)}</span>
           </button>
@@ -59,10 +59,12 @@ export function DocsCard() {
         <Link href="/api/docs" target="_blank" rel="noopener">
           {t('workplace.docs.api')}
         </Link>
-        <Link onClick={() => navigate('/user/setting')}>{t('workplace.docs.profile')}</Link>
-        <Link onClick={() => navigate('/user/setting?tab=security')}>{t('workplace.docs.security')}</Link>
+        <Link onClick={() => void navigate('/user/setting')}>{t('workplace.docs.profile')}</Link>
+        <Link onClick={() => void navigate('/user/setting?tab=security')}>
+          {t('workplace.docs.security')}
+        </Link>
         {role === 'admin' && (
-          <Link onClick={() => navigate('/system/users')}>{t('workplace.docs.users')}</Link>
+          <Link onClick={() => void navigate('/system/users')}>{t('workplace.docs.users')}</Link>
         )}
       </div>
     </Card>

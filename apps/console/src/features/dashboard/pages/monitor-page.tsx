@@ -51,7 +51,7 @@ export default function MonitorPage() {
             bordered={false}
             title={t('monitor.status')}
             extra={
-              <Button size="small" icon={<IconRefresh />} onClick={() => health.refetch()}>
+              <Button size="small" icon={<IconRefresh />} onClick={() => void health.refetch()}>
                 {t('monitor.refresh')}
               </Button>
             }

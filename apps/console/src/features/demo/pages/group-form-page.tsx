@@ -108,7 +108,7 @@ export default function GroupFormPage() {
       </Form>
       <div className={styles.actionBar}>
         <Button onClick={() => form.resetFields()}>{t('demo.reset')}</Button>
-        <Button type="primary" onClick={submit}>
+        <Button type="primary" onClick={() => void submit()}>
           {t('groupForm.submit')}
         </Button>
       </div>

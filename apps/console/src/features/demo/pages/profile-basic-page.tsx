@@ -50,7 +50,7 @@ export default function ProfileBasicPage() {
         extra={
           <Space>
             <Button>{t('profile.cancel')}</Button>
-            <Button type="primary" onClick={() => navigate(-1)}>
+            <Button type="primary" onClick={() => void navigate(-1)}>
               {t('profile.back')}
             </Button>
           </Space>

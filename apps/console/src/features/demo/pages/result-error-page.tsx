@@ -18,10 +18,10 @@ export default function ResultErrorPage() {
           title={t('result.error.title')}
           subTitle={t('result.error.sub')}
           extra={[
-            <Button key="back" style={{ marginRight: 16 }} onClick={() => navigate(-1)}>
+            <Button key="back" style={{ marginRight: 16 }} onClick={() => void navigate(-1)}>
               {t('result.back')}
             </Button>,
-            <Button key="retry" type="primary" onClick={() => navigate('/form/step')}>
+            <Button key="retry" type="primary" onClick={() => void navigate('/form/step')}>
               {t('result.retry')}
             </Button>,
           ]}

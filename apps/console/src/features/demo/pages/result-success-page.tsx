@@ -21,7 +21,7 @@ export default function ResultSuccessPage() {
             <Button key="print" style={{ marginRight: 16 }} onClick={() => window.print()}>
               {t('result.print')}
             </Button>,
-            <Button key="list" type="primary" onClick={() => navigate('/list/search-table')}>
+            <Button key="list" type="primary" onClick={() => void navigate('/list/search-table')}>
               {t('result.projects')}
             </Button>,
           ]}

@@ -101,7 +101,7 @@ export default function StepFormPage() {
               <Form.Item wrapperCol={{ offset: 6 }}>
                 <Space>
                   {step === 2 && <Button onClick={() => setStep(1)}>{t('stepForm.prev')}</Button>}
-                  <Button type="primary" onClick={next}>
+                  <Button type="primary" onClick={() => void next()}>
                     {t('stepForm.next')}
                   </Button>
                 </Space>

@@ -68,7 +68,7 @@ export default function DeviceQrcodePage() {
         <Link to="/login">
           <Button type="text">{t('qrcode.manage')}</Button>
         </Link>
-        <Button type="text" onClick={() => setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}>
+        <Button type="text" onClick={() => void setLocale(current === 'zh-CN' ? 'en-US' : 'zh-CN')}>
           {current === 'zh-CN' ? 'English' : '中文'}
         </Button>
       </div>

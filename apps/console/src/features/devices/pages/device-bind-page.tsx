@@ -40,7 +40,7 @@ export default function DeviceBindPage() {
                 key="open"
                 type="primary"
                 onClick={() =>
-                  navigate(
+                  void navigate(
                     `/device/detail/${encodeURIComponent(bound.product_key)}/${encodeURIComponent(bound.sn)}`,
                   )
                 }

@@ -58,9 +58,9 @@ export default function DeviceDetailPage() {
             title={t(missing ? 'deviceDetail.notFound' : 'deviceDetail.loadFailed')}
             extra={
               <Space>
-                <Button onClick={() => navigate('/device/list')}>{t('deviceDetail.backToList')}</Button>
+                <Button onClick={() => void navigate('/device/list')}>{t('deviceDetail.backToList')}</Button>
                 {!missing && (
-                  <Button type="primary" onClick={() => detail.refetch()}>
+                  <Button type="primary" onClick={() => void detail.refetch()}>
                     {t('common.retry')}
                   </Button>
                 )}
@@ -106,7 +106,7 @@ export default function DeviceDetailPage() {
             <Button
               icon={<IconRefresh />}
               aria-label={t('common.refresh')}
-              onClick={() => qc.invalidateQueries({ queryKey: detailKeys.all(sn) })}
+              onClick={() => void qc.invalidateQueries({ queryKey: detailKeys.all(sn) })}
             />
           </Space>
         </Space>

@@ -192,7 +192,7 @@ export default function DeviceListPage() {
       fixed: 'right',
       render: (_: unknown, r) => (
         <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(detailUrl(r))}>
+          <Button type="text" size="small" onClick={() => void navigate(detailUrl(r))}>
             {t('device.action.detail')}
           </Button>
           {r.uid !== null && (
@@ -239,10 +239,10 @@ export default function DeviceListPage() {
           <span>{t('device.empty')}</span>
           <span className={styles.muted}>{t('device.empty.hint')}</span>
           <Space>
-            <Button type="primary" size="small" onClick={() => navigate('/device/create')}>
+            <Button type="primary" size="small" onClick={() => void navigate('/device/create')}>
               {t('device.action.create')}
             </Button>
-            <Button size="small" onClick={() => navigate('/device/bind')}>
+            <Button size="small" onClick={() => void navigate('/device/bind')}>
               {t('device.action.bind')}
             </Button>
           </Space>
@@ -299,10 +299,10 @@ export default function DeviceListPage() {
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Space>
-            <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/device/create')}>
+            <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/device/create')}>
               {t('device.action.create')}
             </Button>
-            <Button onClick={() => navigate('/device/bind')}>{t('device.action.bind')}</Button>
+            <Button onClick={() => void navigate('/device/bind')}>{t('device.action.bind')}</Button>
           </Space>
           <Space>
             {sns.length > 0 &&

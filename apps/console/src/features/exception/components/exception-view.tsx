@@ -11,7 +11,7 @@ export default function ExceptionView({ status, retry }: { status: '403' | '404'
   const t = useLocale(locale);
   const navigate = useNavigate();
   // With no history in this tab (a pasted link), "back" goes to the Workplace instead of leaving the console.
-  const back = () => (window.history.length > 1 ? navigate(-1) : navigate(DEFAULT_ROUTE_PATH));
+  const back = () => void (window.history.length > 1 ? navigate(-1) : navigate(DEFAULT_ROUTE_PATH));
   return (
     <PageContainer>
       <Card bordered={false} className={styles.card}>

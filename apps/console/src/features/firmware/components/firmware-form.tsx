@@ -51,7 +51,7 @@ export default function FirmwareForm({ id }: { id?: number }) {
     try {
       const saved = await save.mutateAsync({ id, body });
       Message.success(id ? t('firmware.saved') : t('firmware.created'));
-      navigate(`/firmware/detail/${saved.id}`);
+      void navigate(`/firmware/detail/${saved.id}`);
     } catch (e) {
       if (!(e instanceof ApiError)) return;
       if ((e.code === 10113 || e.code === 70003) && Array.isArray(e.details)) {
@@ -141,7 +141,7 @@ export default function FirmwareForm({ id }: { id?: number }) {
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('firmware.save')}
             </Button>
-            <Button onClick={() => navigate(-1)}>{t('firmware.cancel')}</Button>
+            <Button onClick={() => void navigate(-1)}>{t('firmware.cancel')}</Button>
           </Space>
         </Form>
       </Card>

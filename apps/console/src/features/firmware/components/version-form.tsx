@@ -263,7 +263,7 @@ export default function VersionForm({ firmwareId, versionId }: { firmwareId: num
         });
         Message.success(t('firmware.versionForm.imported'));
       }
-      navigate(backTo);
+      void navigate(backTo);
     } catch (e) {
       setProgress(undefined);
       if (!(e instanceof ApiError)) return;
@@ -389,7 +389,7 @@ export default function VersionForm({ firmwareId, versionId }: { firmwareId: num
                   ? t('firmware.versionForm.upload')
                   : t('firmware.versionForm.import')}
             </Button>
-            <Button onClick={() => navigate(backTo)}>{t('firmware.cancel')}</Button>
+            <Button onClick={() => void navigate(backTo)}>{t('firmware.cancel')}</Button>
           </Space>
         </Form>
       </Card>

@@ -53,7 +53,7 @@ export default function FirmwareDetailPage() {
     removeFirmware.mutateAsync(f.id).then(
       () => {
         Message.success(t('firmware.delete.done'));
-        navigate('/firmware/list');
+        void navigate('/firmware/list');
       },
       () => undefined,
     );
@@ -152,7 +152,7 @@ export default function FirmwareDetailPage() {
           <Button
             type="text"
             size="small"
-            onClick={() => navigate(`/firmware/detail/${id}/version/edit/${row.id}`)}
+            onClick={() => void navigate(`/firmware/detail/${id}/version/edit/${row.id}`)}
           >
             {t('firmware.edit')}
           </Button>
@@ -166,7 +166,7 @@ export default function FirmwareDetailPage() {
     },
   ];
 
-  const addVersion = () => navigate(`/firmware/detail/${id}/version/create`);
+  const addVersion = () => void navigate(`/firmware/detail/${id}/version/create`);
 
   return (
     <PageContainer>
@@ -180,7 +180,7 @@ export default function FirmwareDetailPage() {
         }
         extra={
           <Space>
-            <Button icon={<IconEdit />} onClick={() => navigate(`/firmware/edit/${f.id}`)}>
+            <Button icon={<IconEdit />} onClick={() => void navigate(`/firmware/edit/${f.id}`)}>
               {t('firmware.edit')}
             </Button>
             <Popconfirm

@@ -123,10 +123,10 @@ export default function FirmwareListPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/firmware/detail/${row.id}`)}>
+          <Button type="text" size="small" onClick={() => void navigate(`/firmware/detail/${row.id}`)}>
             {t('firmware.view')}
           </Button>
-          <Button type="text" size="small" onClick={() => navigate(`/firmware/edit/${row.id}`)}>
+          <Button type="text" size="small" onClick={() => void navigate(`/firmware/edit/${row.id}`)}>
             {t('firmware.edit')}
           </Button>
           <Popconfirm
@@ -152,7 +152,7 @@ export default function FirmwareListPage() {
         <Space direction="vertical" size={8}>
           <span>{t('firmware.empty')}</span>
           <span className={styles.emptyHint}>{t('firmware.empty.hint')}</span>
-          <Button type="primary" size="small" onClick={() => navigate('/firmware/create')}>
+          <Button type="primary" size="small" onClick={() => void navigate('/firmware/create')}>
             {t('firmware.create')}
           </Button>
         </Space>
@@ -194,7 +194,7 @@ export default function FirmwareListPage() {
         </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/firmware/create')}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/firmware/create')}>
             {t('firmware.create')}
           </Button>
         </div>

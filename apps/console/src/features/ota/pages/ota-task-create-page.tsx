@@ -127,7 +127,7 @@ export default function OtaTaskCreatePage() {
     try {
       const task = await create.mutateAsync(body);
       Message.success(t('ota.summary.created'));
-      navigate(`/ota/task/${task.id}`);
+      void navigate(`/ota/task/${task.id}`);
     } catch {
       // The request layer has shown why (10117 with the unknown serial numbers, 71002 no device ...).
     }

@@ -70,7 +70,7 @@ export default function OtaTaskDetailPage() {
   const live = useOtaTaskEvents((e: OtaTaskEvent) => {
     if (e.id !== id) return;
     if (e.deleted) {
-      navigate('/ota/task');
+      void navigate('/ota/task');
       return;
     }
     queryClient.setQueryData(taskKey(id), (old: OtaTaskDetail | undefined) =>
@@ -103,7 +103,7 @@ export default function OtaTaskDetailPage() {
             title={missing ? t('ota.detail.notFound') : t('ota.loadError')}
             extra={
               <Space>
-                <Button onClick={() => navigate('/ota/task')}>{t('ota.detail.back')}</Button>
+                <Button onClick={() => void navigate('/ota/task')}>{t('ota.detail.back')}</Button>
                 {!missing && (
                   <Button type="primary" onClick={() => void refetch()}>
                     {t('ota.retry')}
@@ -142,7 +142,7 @@ export default function OtaTaskDetailPage() {
               <TaskActions
                 task={task}
                 downloadBytes={task.download_bytes}
-                onDeleted={() => navigate('/ota/task')}
+                onDeleted={() => void navigate('/ota/task')}
               />
             </Space>
           )

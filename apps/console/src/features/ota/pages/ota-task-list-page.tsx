@@ -179,7 +179,7 @@ export default function OtaTaskListPage() {
           <Space direction="vertical" size={8}>
             <span>{t('ota.empty')}</span>
             <span className={styles.muted}>{t('ota.empty.hint')}</span>
-            <Button type="primary" size="small" onClick={() => navigate('/ota/task/create')}>
+            <Button type="primary" size="small" onClick={() => void navigate('/ota/task/create')}>
               {t('ota.create')}
             </Button>
           </Space>
@@ -224,7 +224,7 @@ export default function OtaTaskListPage() {
         </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/ota/task/create')}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/ota/task/create')}>
             {t('ota.create')}
           </Button>
           {live === 'open' ? (

@@ -23,7 +23,7 @@ export default function PlatformCreatePage() {
     try {
       await save.mutateAsync({ body: bodyOf(values) });
       Message.success(t('platform.created'));
-      navigate('/platform/list');
+      void navigate('/platform/list');
     } catch (e) {
       showPlatformError(form, e);
     }
@@ -43,7 +43,7 @@ export default function PlatformCreatePage() {
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('platform.save')}
             </Button>
-            <Button onClick={() => navigate('/platform/list')}>{t('platform.cancel')}</Button>
+            <Button onClick={() => void navigate('/platform/list')}>{t('platform.cancel')}</Button>
           </Space>
         </Form>
       </Card>

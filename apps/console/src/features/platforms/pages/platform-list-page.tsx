@@ -170,7 +170,7 @@ export default function PlatformListPage() {
         </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/platform/create')}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/platform/create')}>
             {t('platform.create')}
           </Button>
         </div>

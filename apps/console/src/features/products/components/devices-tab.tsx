@@ -43,7 +43,7 @@ export default function DevicesTab({ productKey, t }: { productKey: string; t: T
   return (
     <>
       <div className={styles.toolbar}>
-        <Button icon={<IconPlus />} onClick={() => navigate(`/device/create?product_key=${productKey}`)}>
+        <Button icon={<IconPlus />} onClick={() => void navigate(`/device/create?product_key=${productKey}`)}>
           {t('product.devices.add')}
         </Button>
       </div>

@@ -159,7 +159,7 @@ export default function PlatformTab({ product, t }: { product: ProductDetail; t:
           icon={<IconSync />}
           loading={sync.isPending}
           onClick={() =>
-            sync.mutateAsync(productKey).then(
+            void sync.mutateAsync(productKey).then(
               (r) =>
                 Message.success(
                   t('product.platform.synced', { updated: r.updated, missing: r.missing_credentials }),

@@ -111,7 +111,7 @@ export default function ProductForm({ productKey }: { productKey?: string }) {
     try {
       const saved = await save.mutateAsync({ productKey, body });
       Message.success(productKey ? t('product.saved') : t('product.created'));
-      navigate(`/product/detail/${saved.product_key}`);
+      void navigate(`/product/detail/${saved.product_key}`);
     } catch (e) {
       if (!(e instanceof ApiError)) return;
       if (e.code === 70002) {
@@ -253,7 +253,7 @@ export default function ProductForm({ productKey }: { productKey?: string }) {
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('product.save')}
             </Button>
-            <Button onClick={() => navigate(-1)}>{t('product.cancel')}</Button>
+            <Button onClick={() => void navigate(-1)}>{t('product.cancel')}</Button>
           </Space>
         </Form>
       </Card>

@@ -95,7 +95,7 @@ export default function PropertiesTab({ product, t }: { product: ProductDetail; 
         <Button
           type="primary"
           icon={<IconPlus />}
-          onClick={() => navigate(`/product/property/add/${product.product_key}`)}
+          onClick={() => void navigate(`/product/property/add/${product.product_key}`)}
         >
           {t('product.prop.add')}
         </Button>

@@ -43,7 +43,7 @@ export default function ProductDetailPage() {
     remove.mutateAsync(p.product_key).then(
       () => {
         Message.success(t('product.delete.done'));
-        navigate('/product/list');
+        void navigate('/product/list');
       },
       (e: unknown) => {
         const refusal = deleteRefusal(e);
@@ -65,7 +65,7 @@ export default function ProductDetailPage() {
         }
         extra={
           <Space>
-            <Button icon={<IconEdit />} onClick={() => navigate(`/product/edit/${p.product_key}`)}>
+            <Button icon={<IconEdit />} onClick={() => void navigate(`/product/edit/${p.product_key}`)}>
               {t('product.edit')}
             </Button>
             <Popconfirm title={t('product.delete.confirm')} onOk={onDelete}>

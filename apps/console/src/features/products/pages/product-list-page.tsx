@@ -100,10 +100,14 @@ export default function ProductListPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/product/detail/${row.product_key}`)}>
+          <Button
+            type="text"
+            size="small"
+            onClick={() => void navigate(`/product/detail/${row.product_key}`)}
+          >
             {t('product.view')}
           </Button>
-          <Button type="text" size="small" onClick={() => navigate(`/product/edit/${row.product_key}`)}>
+          <Button type="text" size="small" onClick={() => void navigate(`/product/edit/${row.product_key}`)}>
             {t('product.edit')}
           </Button>
           <Popconfirm title={t('product.delete.confirm')} onOk={() => onDelete(row)}>
@@ -136,7 +140,7 @@ export default function ProductListPage() {
         </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/product/create')}>
+          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/product/create')}>
             {t('product.create')}
           </Button>
         </div>

@@ -26,7 +26,7 @@ export default function PropertyAddPage() {
     try {
       await save.mutateAsync({ productKey, property: values });
       Message.success(t('product.prop.saved'));
-      navigate(`/product/detail/${productKey}?tab=properties`);
+      void navigate(`/product/detail/${productKey}?tab=properties`);
     } catch (e) {
       showPropertyError(form, e, t);
     }
@@ -56,7 +56,7 @@ export default function PropertyAddPage() {
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('product.save')}
             </Button>
-            <Button onClick={() => navigate(`/product/detail/${productKey}?tab=properties`)}>
+            <Button onClick={() => void navigate(`/product/detail/${productKey}?tab=properties`)}>
               {t('product.back')}
             </Button>
           </Space>

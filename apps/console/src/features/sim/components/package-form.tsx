@@ -124,7 +124,7 @@ export default function PackageForm({ id }: { id?: number }) {
           : body,
       });
       Message.success(id ? t('sim.saved') : t('sim.created'));
-      navigate('/card-admin/package');
+      void navigate('/card-admin/package');
       return saved;
     } catch (e) {
       if (!(e instanceof ApiError)) return;
@@ -156,7 +156,7 @@ export default function PackageForm({ id }: { id?: number }) {
           <Result
             status="404"
             title={t('sim.package.notFound')}
-            extra={<Button onClick={() => navigate('/card-admin/package')}>{t('sim.back')}</Button>}
+            extra={<Button onClick={() => void navigate('/card-admin/package')}>{t('sim.back')}</Button>}
           />
         </Card>
       </PageContainer>
@@ -333,7 +333,7 @@ export default function PackageForm({ id }: { id?: number }) {
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('sim.save')}
             </Button>
-            <Button onClick={() => navigate('/card-admin/package')}>{t('sim.cancel')}</Button>
+            <Button onClick={() => void navigate('/card-admin/package')}>{t('sim.cancel')}</Button>
           </Space>
         </Form>
       </Card>

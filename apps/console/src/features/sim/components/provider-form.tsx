@@ -125,7 +125,7 @@ export default function ProviderForm({ id }: { id?: number }) {
       const saved: SimProviderItem = await save.mutateAsync({ id, body: providerBody(values) });
       Message.success(id ? t('sim.saved') : t('sim.created'));
       if (id) void existing.refetch();
-      else navigate(`/card-admin/provider/edit/${saved.id}`);
+      else void navigate(`/card-admin/provider/edit/${saved.id}`);
     } catch (e) {
       if (!(e instanceof ApiError)) return;
       if (e.code === 10113 && Array.isArray(e.details)) {
@@ -146,7 +146,7 @@ export default function ProviderForm({ id }: { id?: number }) {
           <Result
             status="404"
             title={t('sim.provider.notFound')}
-            extra={<Button onClick={() => navigate('/card-admin/provider')}>{t('sim.back')}</Button>}
+            extra={<Button onClick={() => void navigate('/card-admin/provider')}>{t('sim.back')}</Button>}
           />
         </Card>
       </PageContainer>
@@ -296,7 +296,7 @@ export default function ProviderForm({ id }: { id?: number }) {
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('sim.save')}
             </Button>
-            <Button onClick={() => navigate('/card-admin/provider')}>{t('sim.cancel')}</Button>
+            <Button onClick={() => void navigate('/card-admin/provider')}>{t('sim.cancel')}</Button>
           </Space>
         </Form>
       </Card>

@@ -156,7 +156,7 @@ export function ProviderTools({ provider }: { provider: SimProviderItem }) {
         <Button
           icon={<IconLink />}
           loading={test.isPending}
-          onClick={() => test.mutateAsync(provider.id).then(setResult, () => undefined)}
+          onClick={() => void test.mutateAsync(provider.id).then(setResult, () => undefined)}
         >
           {t('sim.provider.test')}
         </Button>
@@ -164,7 +164,7 @@ export function ProviderTools({ provider }: { provider: SimProviderItem }) {
           icon={<IconSync />}
           loading={sync.isPending}
           disabled={!provider.enabled}
-          onClick={() => sync.mutateAsync(provider.id).then(setQueued, () => undefined)}
+          onClick={() => void sync.mutateAsync(provider.id).then(setQueued, () => undefined)}
         >
           {t('sim.provider.sync')}
         </Button>

@@ -196,7 +196,7 @@ export default function CardDetailPage() {
             subTitle={missing ? iccid : undefined}
             extra={
               <Space>
-                <Button onClick={() => navigate('/card/list')}>{t('sim.detail.backToList')}</Button>
+                <Button onClick={() => void navigate('/card/list')}>{t('sim.detail.backToList')}</Button>
                 {!missing && (
                   <Button type="primary" onClick={() => void card.refetch()}>
                     {t('sim.retry')}

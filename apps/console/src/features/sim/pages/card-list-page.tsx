@@ -51,7 +51,7 @@ export default function CardListPage() {
     }
   };
 
-  const buyFor = (iccids: string[]) => navigate(`/card/package?iccids=${iccids.join(',')}`);
+  const buyFor = (iccids: string[]) => void navigate(`/card/package?iccids=${iccids.join(',')}`);
 
   const columns: TableColumnProps<SimCardItem>[] = [
     {
@@ -159,7 +159,7 @@ export default function CardListPage() {
         <CardFilters form={form} onSearch={search} />
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconGift />} onClick={() => navigate('/card/package')}>
+          <Button type="primary" icon={<IconGift />} onClick={() => void navigate('/card/package')}>
             {t('sim.action.buy')}
           </Button>
           <Button icon={<IconDownload />} loading={exporting} onClick={() => void runExport()}>

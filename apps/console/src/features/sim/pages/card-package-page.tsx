@@ -82,7 +82,7 @@ function BuyPanel({ initialIccids, onShowOrders }: { initialIccids: string[]; on
             </Button>
             <Button onClick={onShowOrders}>{t('sim.pay.viewOrders')}</Button>
             {paid.cards.length === 1 && (
-              <Button onClick={() => navigate(`/card/detail/${paid.cards[0]!.iccid}`)}>
+              <Button onClick={() => void navigate(`/card/detail/${paid.cards[0]!.iccid}`)}>
                 {t('sim.pay.viewCard')}
               </Button>
             )}

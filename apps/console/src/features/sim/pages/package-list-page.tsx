@@ -176,7 +176,11 @@ export default function PackageListPage() {
       render: (_: unknown, r) =>
         isAdmin ? (
           <Space size={0} className={styles.nowrap}>
-            <Button type="text" size="small" onClick={() => navigate(`/card-admin/package/edit/${r.id}`)}>
+            <Button
+              type="text"
+              size="small"
+              onClick={() => void navigate(`/card-admin/package/edit/${r.id}`)}
+            >
               {t('sim.edit')}
             </Button>
             <Popconfirm title={t('sim.deleteConfirm')} onOk={() => onDelete(r)}>
@@ -186,7 +190,7 @@ export default function PackageListPage() {
             </Popconfirm>
           </Space>
         ) : (
-          <Button type="text" size="small" onClick={() => navigate('/card/package')}>
+          <Button type="text" size="small" onClick={() => void navigate('/card/package')}>
             {t('sim.action.buy')}
           </Button>
         ),
@@ -238,11 +242,15 @@ export default function PackageListPage() {
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           {isAdmin ? (
-            <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/card-admin/package/create')}>
+            <Button
+              type="primary"
+              icon={<IconPlus />}
+              onClick={() => void navigate('/card-admin/package/create')}
+            >
               {t('sim.package.create')}
             </Button>
           ) : (
-            <Button type="primary" icon={<IconGift />} onClick={() => navigate('/card/package')}>
+            <Button type="primary" icon={<IconGift />} onClick={() => void navigate('/card/package')}>
               {t('sim.action.buy')}
             </Button>
           )}

@@ -185,7 +185,7 @@ export default function ProviderListPage() {
       fixed: 'right',
       render: (_: unknown, r) => (
         <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/card-admin/provider/edit/${r.id}`)}>
+          <Button type="text" size="small" onClick={() => void navigate(`/card-admin/provider/edit/${r.id}`)}>
             {t('sim.edit')}
           </Button>
           {r.kind !== 'manual' && (
@@ -232,7 +232,7 @@ export default function ProviderListPage() {
         <Space direction="vertical" size={8}>
           <span>{t('sim.provider.empty')}</span>
           <span className={styles.muted}>{t('sim.provider.empty.hint')}</span>
-          <Button type="primary" size="small" onClick={() => navigate('/card-admin/provider/create')}>
+          <Button type="primary" size="small" onClick={() => void navigate('/card-admin/provider/create')}>
             {t('sim.provider.create')}
           </Button>
         </Space>
@@ -272,7 +272,11 @@ export default function ProviderListPage() {
         </ListSearchBar>
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/card-admin/provider/create')}>
+          <Button
+            type="primary"
+            icon={<IconPlus />}
+            onClick={() => void navigate('/card-admin/provider/create')}
+          >
             {t('sim.provider.create')}
           </Button>
         </div>

@@ -159,8 +159,8 @@ function BatchResult({ result, onAgain }: { result: SimCardBatchResult; onAgain:
             <Button type="primary" onClick={onAgain}>
               {t('sim.batch.again')}
             </Button>
-            <Button onClick={() => navigate('/card-admin/card')}>{t('sim.batch.toStock')}</Button>
-            <Button onClick={() => navigate(`/card-admin/card/log?id=${result.id}`)}>
+            <Button onClick={() => void navigate('/card-admin/card')}>{t('sim.batch.toStock')}</Button>
+            <Button onClick={() => void navigate(`/card-admin/card/log?id=${result.id}`)}>
               {t('sim.batch.toLog')}
             </Button>
           </Space>

@@ -53,7 +53,7 @@ export default function StockCreatePage() {
       if (again) {
         setCreated(card.iccid);
         form.setFieldsValue({ iccid: '', phone: '', imsi: '' });
-      } else navigate('/card-admin/card');
+      } else void navigate('/card-admin/card');
     } catch (e) {
       if (!(e instanceof ApiError)) return;
       if (e.code === 60006) form.setFields({ iccid: { error: { message: e.message } } });
@@ -195,7 +195,7 @@ export default function StockCreatePage() {
             <Button loading={create.isPending} onClick={() => void submit(true)}>
               {t('sim.stock.saveAndNext')}
             </Button>
-            <Button onClick={() => navigate('/card-admin/card')}>{t('sim.cancel')}</Button>
+            <Button onClick={() => void navigate('/card-admin/card')}>{t('sim.cancel')}</Button>
           </Space>
         </Form>
       </Card>

@@ -206,10 +206,10 @@ export default function StockListPage() {
         <Space direction="vertical" size={8}>
           <span>{t('sim.stock.empty')}</span>
           <Space>
-            <Button type="primary" size="small" onClick={() => navigate('/card-admin/card/create')}>
+            <Button type="primary" size="small" onClick={() => void navigate('/card-admin/card/create')}>
               {t('sim.stock.create')}
             </Button>
-            <Button size="small" onClick={() => navigate('/card-admin/card/batch')}>
+            <Button size="small" onClick={() => void navigate('/card-admin/card/batch')}>
               {t('sim.stock.batch')}
             </Button>
           </Space>
@@ -237,13 +237,17 @@ export default function StockListPage() {
         <Divider style={{ marginTop: 0 }} />
         <div className={styles.toolbar}>
           <Space>
-            <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/card-admin/card/create')}>
+            <Button
+              type="primary"
+              icon={<IconPlus />}
+              onClick={() => void navigate('/card-admin/card/create')}
+            >
               {t('sim.stock.create')}
             </Button>
-            <Button icon={<IconUpload />} onClick={() => navigate('/card-admin/card/batch')}>
+            <Button icon={<IconUpload />} onClick={() => void navigate('/card-admin/card/batch')}>
               {t('sim.stock.batch')}
             </Button>
-            <Button icon={<IconFile />} onClick={() => navigate('/card-admin/card/log')}>
+            <Button icon={<IconFile />} onClick={() => void navigate('/card-admin/card/log')}>
               {t('sim.stock.log')}
             </Button>
           </Space>

@@ -135,10 +135,14 @@ export default function StockLogPage() {
       <Card bordered={false} title={t('sim.log.title')}>
         <div className={styles.toolbar}>
           <Space>
-            <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/card-admin/card/create')}>
+            <Button
+              type="primary"
+              icon={<IconPlus />}
+              onClick={() => void navigate('/card-admin/card/create')}
+            >
               {t('sim.stock.create')}
             </Button>
-            <Button icon={<IconUpload />} onClick={() => navigate('/card-admin/card/batch')}>
+            <Button icon={<IconUpload />} onClick={() => void navigate('/card-admin/card/batch')}>
               {t('sim.stock.batch')}
             </Button>
           </Space>

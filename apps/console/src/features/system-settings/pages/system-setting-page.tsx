@@ -28,7 +28,7 @@ export default function SystemSettingPage() {
             status="error"
             title={t('systemSetting.loadFailed')}
             extra={
-              <Button type="primary" onClick={() => refetch()}>
+              <Button type="primary" onClick={() => void refetch()}>
                 {t('systemSetting.retry')}
               </Button>
             }

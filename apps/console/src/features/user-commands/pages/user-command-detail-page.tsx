@@ -104,7 +104,7 @@ export default function UserCommandDetailPage() {
         bordered={false}
         title={t('userCommand.detail.info')}
         extra={
-          <Button icon={<IconEdit />} onClick={() => navigate(`/device/user-command/edit/${id}`)}>
+          <Button icon={<IconEdit />} onClick={() => void navigate(`/device/user-command/edit/${id}`)}>
             {t('common.edit')}
           </Button>
         }
@@ -139,7 +139,7 @@ export default function UserCommandDetailPage() {
               offlineText={t('userCommand.offline')}
             />
           </div>
-          <Button type="primary" icon={<IconSend />} loading={send.isPending} onClick={submit}>
+          <Button type="primary" icon={<IconSend />} loading={send.isPending} onClick={() => void submit()}>
             {t('userCommand.detail.sendButton')}
           </Button>
         </div>

@@ -51,7 +51,7 @@ export default function UserCommandEditPage() {
         body: { ...values, description: values.description ?? '' },
       });
       Message.success(t('userCommand.form.saved'));
-      navigate(`/device/user-command/detail/${saved.id}`);
+      void navigate(`/device/user-command/detail/${saved.id}`);
     } catch (e) {
       if (!(e instanceof ApiError)) return;
       // The seed's command codes are about the data field; anything else is a toast.
@@ -72,7 +72,7 @@ export default function UserCommandEditPage() {
             form={form}
             layout="vertical"
             initialValues={{ type: 'hex', description: '' }}
-            onSubmit={submit}
+            onSubmit={() => void submit()}
           >
             <Form.Item
               label={t('userCommand.form.name')}
@@ -121,7 +121,7 @@ export default function UserCommandEditPage() {
               <Button type="primary" htmlType="submit" loading={save.isPending}>
                 {t('common.save')}
               </Button>
-              <Button onClick={() => navigate('/device/user-command/list')}>{t('common.back')}</Button>
+              <Button onClick={() => void navigate('/device/user-command/list')}>{t('common.back')}</Button>
             </Space>
           </Form>
         </Spin>

@@ -42,7 +42,11 @@ export default function UserCommandListPage() {
       title: t('userCommand.col.name'),
       dataIndex: 'name',
       render: (v: string, row) => (
-        <Button type="text" size="mini" onClick={() => navigate(`/device/user-command/detail/${row.id}`)}>
+        <Button
+          type="text"
+          size="mini"
+          onClick={() => void navigate(`/device/user-command/detail/${row.id}`)}
+        >
           {v}
         </Button>
       ),
@@ -73,10 +77,18 @@ export default function UserCommandListPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => navigate(`/device/user-command/detail/${row.id}`)}>
+          <Button
+            type="text"
+            size="small"
+            onClick={() => void navigate(`/device/user-command/detail/${row.id}`)}
+          >
             {t('userCommand.send')}
           </Button>
-          <Button type="text" size="small" onClick={() => navigate(`/device/user-command/edit/${row.id}`)}>
+          <Button
+            type="text"
+            size="small"
+            onClick={() => void navigate(`/device/user-command/edit/${row.id}`)}
+          >
             {t('common.edit')}
           </Button>
           <Popconfirm
@@ -112,7 +124,11 @@ export default function UserCommandListPage() {
         </ListSearchBar>
         <Divider />
         <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => navigate('/device/user-command/create')}>
+          <Button
+            type="primary"
+            icon={<IconPlus />}
+            onClick={() => void navigate('/device/user-command/create')}
+          >
             {t('userCommand.create')}
           </Button>
         </div>

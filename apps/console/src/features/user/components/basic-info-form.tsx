@@ -91,7 +91,7 @@ export default function BasicInfoForm({ info }: { info: UserInfo }) {
       initialValues={initial}
       labelCol={{ span: 7 }}
       wrapperCol={{ span: 17 }}
-      onSubmit={submit}
+      onSubmit={(v: Values) => void submit(v)}
       autoComplete="off"
     >
       <Form.Item

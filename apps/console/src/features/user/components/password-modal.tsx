@@ -41,7 +41,7 @@ export default function PasswordModal({ visible, onClose }: { visible: boolean; 
       // The server revoked every token of this account, this one included: sign in again.
       Message.success(t('userSetting.password.changed'));
       clearSession(queryClient);
-      navigate('/login', { replace: true });
+      void navigate('/login', { replace: true });
     } catch (e) {
       showApiError(form, e, FIELD_BY_CODE);
     } finally {

@@ -51,7 +51,8 @@ export default function WechatBindModal({ visible, onClose }: { visible: boolean
     let stopped = false;
     let timer: ReturnType<typeof setTimeout>;
     const poll = () => {
-      timer = setTimeout(async () => {
+      // check() settles every failure itself: it asks again or shows why it stopped.
+      const check = async () => {
         try {
           await pollWechatBindTicket(ticket.ticket);
           if (stopped) return;
@@ -65,7 +66,8 @@ export default function WechatBindModal({ visible, onClose }: { visible: boolean
           if (next) setPhase(next);
           else poll();
         }
-      }, POLL_MS);
+      };
+      timer = setTimeout(() => void check(), POLL_MS);
     };
     poll();
     return () => {

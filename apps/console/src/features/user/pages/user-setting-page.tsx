@@ -31,7 +31,7 @@ export default function UserSettingPage() {
             status="error"
             title={t('userSetting.loadFailed')}
             extra={
-              <Button type="primary" onClick={() => refetch()}>
+              <Button type="primary" onClick={() => void refetch()}>
                 {t('common.retry')}
               </Button>
             }

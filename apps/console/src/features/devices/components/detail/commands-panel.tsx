@@ -62,7 +62,7 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
               if (form.getFieldValue('data')) void form.validate(['data']).catch(() => undefined);
             }
           }}
-          onSubmit={submit}
+          onSubmit={() => void submit()}
         >
           <Form.Item field="type" label={t('deviceDetail.cmd.type')}>
             <Radio.Group type="button">

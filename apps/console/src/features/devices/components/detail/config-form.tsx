@@ -211,7 +211,7 @@ export default function ConfigForm({ base, saving, onSave }: ConfigFormProps) {
       form={form}
       layout="vertical"
       initialValues={initial}
-      onSubmit={submit}
+      onSubmit={() => void submit()}
       data-testid="config-form"
       scrollToFirstError
     >

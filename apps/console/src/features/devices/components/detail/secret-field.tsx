@@ -30,10 +30,12 @@ export default function SecretField({ secret }: { secret: string }) {
           type="text"
           aria-label={t('deviceDetail.copy')}
           icon={<IconCopy />}
-          onClick={async () => {
-            const ok = await copyText(secret);
-            toast(ok ? 'success' : 'error', t(ok ? 'deviceDetail.copied' : 'deviceDetail.copyFailed'));
-          }}
+          onClick={() =>
+            // copyText never rejects: it answers whether the text reached the clipboard.
+            void copyText(secret).then((ok) =>
+              toast(ok ? 'success' : 'error', t(ok ? 'deviceDetail.copied' : 'deviceDetail.copyFailed')),
+            )
+          }
         />
       </Tooltip>
     </Space>
