@@ -91,16 +91,21 @@ export function useDeviceLogs(
   });
 }
 
+/** The cache entry of one chart, which live readings update in place (properties-panel.tsx). */
+export const seriesKey = (sn: string, key: string | undefined, range: SeriesRange) =>
+  [...detailKeys.series(sn), key, range] as const;
+
 export function usePropertySeries(sn: string, key: string | undefined, range: SeriesRange) {
   return useQuery({
-    queryKey: [...detailKeys.series(sn), key, range],
+    queryKey: seriesKey(sn, key, range),
     queryFn: () =>
       http.get<PropertySeries>(`/api/devices/${enc(sn)}/properties/series`, {
         params: { key: key!, range },
       }),
     enabled: !!key,
     placeholderData: keepPreviousData,
-    // New readings land in the newest bucket; a minute is fine-grained enough for a multi-day chart.
-    refetchInterval: 60_000,
+    // Live readings are folded in as they arrive; the occasional fetch makes the buckets exact again (the live
+    // stream merges a device's reports of a quarter second, and misses what came while the socket was down).
+    refetchInterval: 5 * 60_000,
   });
 }

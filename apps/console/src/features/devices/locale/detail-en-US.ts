@@ -71,6 +71,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'deviceDetail.latest.none': 'The device has not reported any data yet',
   'deviceDetail.chart': 'History',
   'deviceDetail.chart.property': 'Property',
+  'deviceDetail.chart.range.1h': '1 hour',
   'deviceDetail.chart.range.24h': '24 hours',
   'deviceDetail.chart.range.7d': '7 days',
   'deviceDetail.chart.range.15d': '15 days',

@@ -69,6 +69,7 @@ const zhCN = {
   'deviceDetail.latest.none': '设备尚未上报数据',
   'deviceDetail.chart': '历史曲线',
   'deviceDetail.chart.property': '属性',
+  'deviceDetail.chart.range.1h': '1 小时',
   'deviceDetail.chart.range.24h': '24 小时',
   'deviceDetail.chart.range.7d': '7 天',
   'deviceDetail.chart.range.15d': '15 天',

@@ -1,17 +1,20 @@
 import { Card, Empty, Radio, Select, Space, Spin, Table, Typography } from '@arco-design/web-react';
 import type { DeviceDetail } from '@cellhub/contract/devices';
-import type { SeriesRange } from '@cellhub/contract/property-series';
+import type { PropertySeries, SeriesRange } from '@cellhub/contract/property-series';
+import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useMemo, useState } from 'react';
 import { Chart, type ChartTheme } from '../../../../components/chart/chart';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../../lib/i18n';
-import { usePropertySeries, useProductProperties } from '../../detail-api';
+import { useDeviceEvents } from '../../../../lib/realtime';
+import { seriesKey, usePropertySeries, useProductProperties } from '../../detail-api';
 import locale from '../../locale/detail-index';
+import { foldLiveValue } from './live-series';
 import { bucketLabel, seriesOption } from './series-option';
 
-const RANGES: SeriesRange[] = ['24h', '7d', '15d', '30d'];
+const RANGES: SeriesRange[] = ['1h', '24h', '7d', '15d', '30d'];
 
-/** Latest values (live from the page's event stream) and the history chart of one property. */
+/** Latest values and the history chart of one property, both live from the event stream. */
 export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const t = useLocale(locale);
   const { locale: lang } = useLocaleState();
@@ -43,6 +46,16 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const [range, setRange] = useState<SeriesRange>('24h');
   const series = usePropertySeries(d.sn, key, range);
   const unit = key ? unitOf(key) : '';
+
+  // Each report of the charted property goes into the cached series, so the chart gains its points as they come.
+  const queryClient = useQueryClient();
+  useDeviceEvents(key ? { sns: [d.sn], types: ['device.properties'] } : null, (e) => {
+    if (e.type !== 'device.properties' || !key || !(key in e.values)) return;
+    queryClient.setQueryData<PropertySeries>(seriesKey(d.sn, key, range), (old) =>
+      old ? foldLiveValue(old, e.ts, e.values[key]) : old,
+    );
+  });
+  const points = series.data?.buckets.filter((b) => b.avg !== null).length ?? 0;
 
   const option = useCallback(
     (theme: ChartTheme) =>
@@ -122,7 +135,7 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
             <Empty description={t('deviceDetail.chart.empty')} />
           </div>
         ) : (
-          <div data-testid="property-chart">
+          <div data-testid="property-chart" data-points={points}>
             <Chart option={option} height={320} />
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
               {t('deviceDetail.chart.bucket', { size: bucketLabel(series.data.bucket_seconds) })}
