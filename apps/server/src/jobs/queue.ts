@@ -32,6 +32,8 @@ export interface QueuedJobDefinition<P> {
    * outcome; a failure is retried with backoff first and kept in `last_error` until a run succeeds.
    */
   everyMs?: number;
+  /** A recurring pass's first run, this long after its row is created (default: at once). */
+  firstRunAfterMs?: number;
 }
 
 export interface QueueDeps {
@@ -106,7 +108,8 @@ export function queuedJobKind<P>(deps: QueueDeps, def: QueuedJobDefinition<P>): 
 
     async prepare() {
       if (!def.everyMs || recurringReady) return;
-      await enqueueJob(deps.db, def.name, {}, { key: RECURRING_KEY, runAt: deps.now() });
+      const runAt = new Date(deps.now().getTime() + (def.firstRunAfterMs ?? 0));
+      await enqueueJob(deps.db, def.name, {}, { key: RECURRING_KEY, runAt });
       recurringReady = true;
     },
 

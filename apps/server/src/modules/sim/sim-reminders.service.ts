@@ -12,6 +12,8 @@
  */
 import { and, asc, eq, gt, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
 import type { Deps } from '../../lib/deps';
+import { type QueuedJobDefinition, queuedJobKind, runRecurringNow } from '../../jobs/queue';
+import { JobWorker, wakeWorkers } from '../../jobs/worker';
 import { devices } from '../devices/devices.table';
 import { enqueueNotification, type NotifyChannel, notifyDeliveries } from '../notify/notify.service';
 import { users } from '../users/users.table';
@@ -324,52 +326,44 @@ export async function runSimReminders(
   return out;
 }
 
-/** Reminder workers of this process; a finished sync run wakes them (new usage, status or expiry). */
-const localWorkers = new Set<() => void>();
+export const REMINDERS_KIND = 'sim_reminders';
 
-/** Asks this process's reminder worker for a pass soon (after a sync run). */
-export function wakeSimReminders(): void {
-  for (const wake of localWorkers) wake();
+/**
+ * Asks for a pass now, on whichever instance claims it (after a sync run: usage, status or expiry moved). A no-op
+ * when reminders are off (no recurring row) or a pass is running.
+ */
+export async function wakeSimReminders(deps: Pick<Deps, 'db' | 'now' | 'channels'>): Promise<void> {
+  if (await runRecurringNow(deps.db, REMINDERS_KIND, deps.now()))
+    await wakeWorkers(deps.channels, REMINDERS_KIND);
 }
 
 /**
- * Runs a pass every `intervalMs` and when woken; passes never overlap, a wake during one asks for one more.
- * `intervalMs` 0 starts nothing (tests call runSimReminders themselves).
+ * The `sim_reminders` job: a recurring pass in the jobs table, so one instance at a time runs it, every
+ * `intervalMs` (the first one interval after the first start) and when a sync run asks. A pass cut off midway is
+ * taken over after its lease; what it had queued is not queued again (idempotency keys).
  */
+export function simRemindersJob(deps: Deps, intervalMs: number): QueuedJobDefinition<unknown> {
+  return {
+    name: REMINDERS_KIND,
+    everyMs: intervalMs,
+    firstRunAfterMs: intervalMs,
+    leaseMs: 10 * 60_000,
+    maxAttempts: 3,
+    backoff: { baseMs: 60_000, maxMs: intervalMs },
+    handler: async () => void (await runSimReminders(deps)),
+  };
+}
+
+/** `intervalMs` 0 starts nothing (tests call runSimReminders themselves). */
 export function startSimReminderWorker(deps: Deps, intervalMs: number): { stop(): Promise<void> } {
   if (intervalMs <= 0) return { stop: async () => undefined };
-  let busy: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  const tick = () => {
-    if (stopped) return;
-    if (busy) {
-      again = true;
-      return;
-    }
-    busy = (async () => {
-      try {
-        do {
-          again = false;
-          await runSimReminders(deps);
-        } while (again && !stopped);
-      } catch (err) {
-        deps.log.warn({ err }, 'SIM reminder pass failed');
-      } finally {
-        busy = undefined;
-      }
-    })();
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  const wake = () => setImmediate(tick);
-  localWorkers.add(wake);
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      localWorkers.delete(wake);
-      await busy;
-    },
-  };
+  const worker = new JobWorker(queuedJobKind(deps, simRemindersJob(deps, intervalMs)), {
+    log: deps.log,
+    channels: deps.channels,
+    concurrency: 1,
+    // Notices a pass that became due by time; passes asked for by a sync run come by NOTIFY.
+    pollMs: Math.min(intervalMs, 60_000),
+  });
+  worker.start();
+  return worker;
 }

@@ -4,6 +4,9 @@ import { loadConfig } from '../../config';
 import { createDevices } from '../../test/gateway-test-kit';
 import type { Deps } from '../../lib/deps';
 import { buildTestApp, type TestApp } from '../../test/app';
+import { jobs } from '../../jobs/jobs.table';
+import { queuedJobKind } from '../../jobs/queue';
+import { JobWorker } from '../../jobs/worker';
 import { devices } from '../devices/devices.table';
 import {
   type FakeAliyun,
@@ -22,8 +25,11 @@ import { simCards } from './sim-cards.table';
 import {
   beijingTime,
   expiryThreshold,
+  REMINDERS_KIND,
   runSimReminders,
+  simRemindersJob,
   startSimReminderWorker,
+  wakeSimReminders,
 } from './sim-reminders.service';
 import { runDueSyncs } from './sim-sync.service';
 import {
@@ -441,6 +447,54 @@ describe(`SIM reminder worker (${DB})`, () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('a pass killed midway is taken over after its lease; each reminder is queued once', async () => {
+    const u = await user({ email: true });
+    const iccid = await createCard(t, admin, { provider_id: provider, uid: u.uid });
+    await setExpiry(iccid, new Date(t.clock.now().getTime() + 5 * DAY));
+    // The first worker's pass reads the due reminders, then hangs before its write commits.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let blocked = false;
+    const db = t.app.deps.db;
+    const hangingDb = new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'transaction') {
+          return async (...args: Parameters<typeof db.transaction>) => {
+            blocked = true;
+            await held;
+            return target.transaction(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const worker = (deps: Deps) =>
+      new JobWorker(queuedJobKind(t.app.deps, simRemindersJob(deps, 3_600_000)), {
+        log: t.app.log,
+        concurrency: 1,
+        pollMs: 0,
+      });
+    const first = worker({ ...t.app.deps, db: hangingDb });
+    await first.runOnce(); // creates the recurring row, due in an hour
+    await wakeSimReminders(t.app.deps);
+    const firstRun = first.runOnce();
+    await vi.waitFor(() => expect(blocked).toBe(true), { timeout: 5000 });
+    first.abandon();
+    expect(await messagesOf(iccid)).toHaveLength(0);
+
+    const second = worker(t.app.deps);
+    t.clock.advance(10 * 60_000 + 1000);
+    expect(await second.runOnce()).toBe(1);
+    expect(await messagesOf(iccid)).toHaveLength(1);
+    // The dead pass comes back to life and writes: its reminder is already queued, so nothing is added.
+    release();
+    await firstRun;
+    expect(await messagesOf(iccid)).toHaveLength(1);
+    const [job] = await t.app.deps.db.select().from(jobs).where(eq(jobs.kind, REMINDERS_KIND));
+    expect(job).toMatchObject({ status: 'queued', attempts: 0, lastError: null });
   });
 
   it('reads SIM_REMIND_DAYS, SIM_REMIND_DATA_PERCENT and SIM_REMIND_INTERVAL_MS', () => {

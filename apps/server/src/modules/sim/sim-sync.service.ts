@@ -4,7 +4,8 @@
  * the provider through its adapter, then refreshes the cards' flags. Failures the operator may recover from
  * (rate limit, 5xx, timeouts, malformed replies) put the run in `retry_wait` with backoff; refused credentials and
  * business refusals fail it. Runs are claimed with one UPDATE ... FOR UPDATE SKIP LOCKED and a lease, so any number
- * of instances share them and a crashed instance's run is taken over when its lease ends.
+ * of instances share them and a crashed instance's run is taken over when its lease ends. The loop is the `sim_sync`
+ * kind of src/jobs (JobWorker: poll, NOTIFY wake on `jobs_sim_sync`, graceful stop).
  */
 import { and, asc, count, desc, eq, gt, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -13,6 +14,8 @@ import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
+import { type BackoffPolicy, backoffMs as jobBackoffMs } from '../../jobs/backoff';
+import { type JobKind, JobWorker, wakeWorkers } from '../../jobs/worker';
 import { writeAudit } from '../audit/audit.service';
 import {
   AuthError,
@@ -99,9 +102,6 @@ export async function listSyncRuns(
 
 // --- enqueue ---------------------------------------------------------------------------------------------------
 
-/** Local workers, woken when a run is requested so it does not wait for the next tick. */
-const localWorkers = new Set<() => void>();
-
 /**
  * POST .../sync: queues a run now, or answers the provider's run already queued, running or waiting to retry
  * (at most one is unfinished per provider).
@@ -134,7 +134,8 @@ export async function requestSync(deps: Deps, actor: Actor, providerId: number):
     if (!active) throw new AppError(10109);
     return active.id;
   });
-  for (const wake of localWorkers) wake();
+  // Every instance's worker looks at once (the run is committed); losing this only costs a poll interval.
+  await wakeWorkers(deps.channels, SYNC_KIND).catch(() => undefined);
   const run = await getSyncRun(deps.db, id);
   if (!run) throw new AppError(10107);
   return run;
@@ -163,8 +164,10 @@ export async function scheduleDueSyncs(deps: Deps): Promise<number> {
 
 // --- claim and run ---------------------------------------------------------------------------------------------
 
+export const SYNC_KIND = 'sim_sync';
+
 /** Takes one due run (queued or retry time reached, or a running one whose lease expired); undefined when none. */
-export async function claimRun(deps: Deps): Promise<SimSyncRunRow | undefined> {
+export async function claimRun(deps: Pick<Deps, 'db' | 'now'>): Promise<SimSyncRunRow | undefined> {
   const now = deps.now();
   const lease = new Date(now.getTime() + SYNC_LEASE_MS);
   const res = await deps.db.execute(sql`
@@ -260,11 +263,25 @@ async function pullUsage(deps: Deps, adapter: SimAdapter, card: { id: number; ic
   }
 }
 
+/** The run is no longer this worker's (its lease ran out and another took it, or the worker was abandoned). */
+class LostRun extends Error {}
+
+/** Only the claim that holds the run writes its state. */
+const mine = (run: SimSyncRunRow) =>
+  and(eq(simSyncRuns.id, run.id), eq(simSyncRuns.status, 'running'), eq(simSyncRuns.attempts, run.attempts));
+
 /** Pulls every card of the provider, page by page; throws what should stop the run. */
-async function pullProvider(deps: Deps, run: SimSyncRunRow, provider: SimProviderRow, progress: Progress) {
+async function pullProvider(
+  deps: Deps,
+  run: SimSyncRunRow,
+  provider: SimProviderRow,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+) {
   const adapter = provider.kind === 'manual' ? undefined : adapterOf(deps, provider);
   let lastId = 0;
   for (;;) {
+    if (signal?.aborted) throw new LostRun('worker abandoned');
     const now = deps.now();
     const page = await deps.db
       .select({ id: simCards.id, iccid: simCards.iccid, exhausted: simCards.exhausted })
@@ -313,7 +330,8 @@ async function pullProvider(deps: Deps, run: SimSyncRunRow, provider: SimProvide
       now,
     );
     progress.flagged += exhausted.filter((id) => before.has(id)).length;
-    await deps.db
+    if (signal?.aborted) throw new LostRun('worker abandoned');
+    const extended = await deps.db
       .update(simSyncRuns)
       .set({
         lockedUntil: new Date(deps.now().getTime() + SYNC_LEASE_MS),
@@ -321,7 +339,9 @@ async function pullProvider(deps: Deps, run: SimSyncRunRow, provider: SimProvide
         cardsUpdated: progress.updated,
         cardsNotFound: progress.notFound,
       })
-      .where(eq(simSyncRuns.id, run.id));
+      .where(mine(run))
+      .returning({ id: simSyncRuns.id });
+    if (extended.length === 0) throw new LostRun('another worker took the run over');
   }
   // Cards whose package expired since this provider's previous run are counted as flagged by this one.
   const [previous] = await deps.db
@@ -340,12 +360,22 @@ async function pullProvider(deps: Deps, run: SimSyncRunRow, provider: SimProvide
   progress.flagged += expired?.n ?? 0;
 }
 
+/** Exact doubling: the console shows the next attempt's time, and operators read it against this table. */
+const SYNC_BACKOFF: BackoffPolicy = { baseMs: SYNC_BACKOFF_MS, maxMs: SYNC_MAX_BACKOFF_MS, jitter: 'none' };
+
 export function backoffMs(attempts: number): number {
-  return Math.min(SYNC_BACKOFF_MS * 2 ** Math.max(0, attempts - 1), SYNC_MAX_BACKOFF_MS);
+  return jobBackoffMs(SYNC_BACKOFF, attempts);
 }
 
-/** Runs one claimed run to its next state (succeeded, retry_wait or failed). */
-export async function executeRun(deps: Deps, run: SimSyncRunRow): Promise<SimSyncRunRow['status']> {
+/**
+ * Runs one claimed run to its next state (succeeded, retry_wait or failed). Answers undefined when the run stopped
+ * being ours on the way (lease lost, worker abandoned): then it writes no outcome.
+ */
+export async function executeRun(
+  deps: Deps,
+  run: SimSyncRunRow,
+  signal?: AbortSignal,
+): Promise<SimSyncRunRow['status'] | undefined> {
   const progress: Progress = { total: 0, updated: 0, notFound: 0, flagged: 0 };
   const provider = await findProvider(deps.db, run.providerId);
   let status: SimSyncRunRow['status'] = 'succeeded';
@@ -353,12 +383,13 @@ export async function executeRun(deps: Deps, run: SimSyncRunRow): Promise<SimSyn
   let nextAttemptAt = deps.now();
   try {
     // A deleted provider takes its runs with it (cascade); this only guards the moment in between.
-    if (provider) await pullProvider(deps, run, provider, progress);
+    if (provider) await pullProvider(deps, run, provider, progress, signal);
     else {
       status = 'failed';
       error = 'the provider was deleted';
     }
   } catch (err) {
+    if (err instanceof LostRun) return undefined;
     error = describe(err);
     const retryable = !(err instanceof SimProviderError) || err.retryable;
     if (err instanceof AuthError || !retryable || run.attempts >= SYNC_MAX_ATTEMPTS) {
@@ -374,8 +405,10 @@ export async function executeRun(deps: Deps, run: SimSyncRunRow): Promise<SimSyn
     if (!(err instanceof SimProviderError))
       deps.log.warn({ err, run: run.id }, 'sim sync run failed unexpectedly');
   }
+  // A crashed worker writes nothing (tests abandon one to play a crash).
+  if (signal?.aborted) return undefined;
   const now = deps.now();
-  await deps.db
+  const written = await deps.db
     .update(simSyncRuns)
     .set({
       status,
@@ -388,9 +421,13 @@ export async function executeRun(deps: Deps, run: SimSyncRunRow): Promise<SimSyn
       cardsNotFound: progress.notFound,
       cardsFlagged: progress.flagged,
     })
-    .where(eq(simSyncRuns.id, run.id));
+    .where(mine(run))
+    .returning({ id: simSyncRuns.id });
+  if (written.length === 0) return undefined;
   // Usage, quota, status or expiry may have moved: reminders due now go out without waiting for their interval.
-  wakeSimReminders();
+  await wakeSimReminders(deps).catch((err: unknown) =>
+    deps.log.warn({ err }, 'sim sync: waking the reminders failed'),
+  );
   return status;
 }
 
@@ -406,45 +443,45 @@ export async function runDueSyncs(deps: Deps, limit = 10): Promise<number> {
   return n;
 }
 
+/** The `sim_sync` job kind: due runs of sim_sync_runs; each claim round first queues the runs schedules made due. */
+export function simSyncKind(deps: Deps): JobKind<SimSyncRunRow> {
+  return {
+    name: SYNC_KIND,
+    prepare: async () => void (await scheduleDueSyncs(deps)),
+    async claim(limit) {
+      const claimed: SimSyncRunRow[] = [];
+      while (claimed.length < limit) {
+        const run = await claimRun(deps);
+        if (!run) break;
+        claimed.push(run);
+      }
+      return claimed;
+    },
+    run: async (run, ctx) => void (await executeRun(deps, run, ctx.signal)),
+    async release(runs) {
+      for (const run of runs) {
+        await deps.db
+          .update(simSyncRuns)
+          .set({ status: 'queued', attempts: sql`${simSyncRuns.attempts} - 1`, lockedUntil: null })
+          .where(mine(run));
+      }
+    },
+  };
+}
+
 /**
- * The in-process worker: every `tickMs` it schedules due runs and works through the due ones; a requested run wakes
- * it at once. Ticks never overlap. `tickMs` 0 starts nothing (tests drive runDueSyncs themselves).
+ * The worker: every `tickMs` it schedules due runs and works through the due ones, one at a time (an operator's
+ * API is not hammered by one instance); a requested run wakes it at once, on any instance. `tickMs` 0 starts nothing
+ * (tests drive runDueSyncs themselves).
  */
 export function startSimSyncWorker(deps: Deps, tickMs: number): { stop(): Promise<void> } {
   if (tickMs <= 0) return { stop: async () => undefined };
-  let busy: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  const tick = () => {
-    if (stopped) return;
-    if (busy) {
-      again = true;
-      return;
-    }
-    busy = (async () => {
-      try {
-        do {
-          again = false;
-          await scheduleDueSyncs(deps);
-          await runDueSyncs(deps);
-        } while (again && !stopped);
-      } catch (err) {
-        deps.log.warn({ err }, 'sim sync tick failed');
-      } finally {
-        busy = undefined;
-      }
-    })();
-  };
-  const timer = setInterval(tick, tickMs);
-  timer.unref();
-  const wake = () => setImmediate(tick);
-  localWorkers.add(wake);
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      localWorkers.delete(wake);
-      await busy;
-    },
-  };
+  const worker = new JobWorker(simSyncKind(deps), {
+    log: deps.log,
+    channels: deps.channels,
+    concurrency: 1,
+    pollMs: tickMs,
+  });
+  worker.start();
+  return worker;
 }

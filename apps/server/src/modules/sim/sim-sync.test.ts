@@ -6,7 +6,9 @@ import type {
   SimProviderTestResult,
   SimSyncRun,
 } from '@cellhub/contract/sim';
+import { JobWorker } from '../../jobs/worker';
 import { buildTestApp, type TestApp } from '../../test/app';
+import { eventually } from '../../test/gateway-test-kit';
 import { FAULTS } from '../../test/sim-providers/fake-http';
 import { FakeOneNce } from '../../test/sim-providers/one-nce-fake';
 import { FakeOnelink } from '../../test/sim-providers/onelink-fake';
@@ -15,6 +17,7 @@ import {
   claimRun,
   runDueSyncs,
   scheduleDueSyncs,
+  simSyncKind,
   SYNC_BACKOFF_MS,
   SYNC_LEASE_MS,
   SYNC_MAX_ATTEMPTS,
@@ -303,6 +306,44 @@ describe(`sync job (${DB})`, () => {
     expect(again?.id).toBe((first ?? second)!.id);
     expect(again?.attempts).toBe(2);
     await t.app.deps.db.execute(sql`update sim_sync_runs set status = 'failed' where id = ${again!.id}`);
+  });
+
+  it('a worker killed mid-run: another takes the run over after its lease; the outcome is written once', async () => {
+    const p = await onelinkProvider();
+    const iccids = [newIccid(), newIccid(), newIccid()];
+    for (const iccid of iccids) {
+      onelink.addCard({ iccid, cardStatus: '2', monthKb: { [chinaMonth()]: 2048 } });
+      await createCard(t, admin, { provider_id: p.id, iccid });
+    }
+    const queued = await sync(p.id);
+    // The first worker's first call to the operator hangs (answered late, with nonsense).
+    onelink.http.inject(FAULTS.slow(1500), { times: 1 });
+    const asked = onelink.http.requests.length;
+    const worker = () =>
+      new JobWorker(simSyncKind(t.app.deps), { log: t.app.log, concurrency: 1, pollMs: 0 });
+    const first = worker();
+    const firstRun = first.runOnce();
+    await eventually(async () => (onelink.http.requests.length > asked ? true : undefined));
+    first.abandon();
+    const takeover = onelink.http.requests.length;
+    t.clock.advance(SYNC_LEASE_MS + 1000);
+    await worker().runOnce();
+    const done = (await runs(p.id)).find((r) => r.id === queued.id);
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      cards_total: 3,
+      cards_updated: 3,
+      error: null,
+    });
+    // Each card's usage was asked for once, by the worker that took over.
+    const usageCalls = onelink.http.requests
+      .slice(takeover)
+      .filter((r) => r.path.endsWith('/query/sim-data-usage'));
+    expect(usageCalls).toHaveLength(3);
+    // The dead worker's call finally fails; it writes nothing over the outcome.
+    await firstRun;
+    expect((await runs(p.id)).find((r) => r.id === queued.id)).toEqual(done);
   });
 
   it('activates and suspends cards through the operator; its refusal is 60008', async () => {
