@@ -124,15 +124,19 @@ describe('virtual device', () => {
 
     await d.connect();
     await d.goOffline('clean');
-    await new Promise((r) => setTimeout(r, 100));
-    // online, will, online, goodbye: exactly one offline message per outage
+    // The sentinel: the next connection's "online" comes after any will the clean outage could have fired.
+    await d.connect();
+    await waitFor(() => broker.bodies('/SIM0004/up/status').length >= 5);
+    // online, will, online, goodbye, online: exactly one offline message per outage
     expect(broker.bodies('/SIM0004/up/status')).toEqual([
       { online: 1 },
       { online: 0 },
       { online: 1 },
       { online: 0 },
+      { online: 1 },
     ]);
     expect(closes).toEqual([true, true]);
+    await d.close();
   });
 
   it('keeps readings taken offline and sends them as one batch with device timestamps', async () => {

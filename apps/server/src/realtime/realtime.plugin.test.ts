@@ -292,7 +292,10 @@ describe.skipIf(process.env.TEST_DB !== 'postgres')('/api/ws across instances (P
       other.app.deps.events.publish(online('A-Y'), { uid: a.uid });
       await local.next('event', (m) => m.event.sn === 'A-Y');
       await remote.next('event', (m) => m.event.sn === 'A-Y');
-      await new Promise((r) => setTimeout(r, 300));
+      // The sentinel: a later event on the same path; an echo of A-Y would have come before it.
+      other.app.deps.events.publish(online('A-Z'), { uid: a.uid });
+      await local.next('event', (m) => m.event.sn === 'A-Z');
+      await remote.next('event', (m) => m.event.sn === 'A-Z');
       const count = (s: TestSocket, sn: string) =>
         s.messages.filter((m) => m.type === 'event' && m.event.sn === sn).length;
       expect([count(local, 'A-X'), count(local, 'A-Y'), count(remote, 'A-X'), count(remote, 'A-Y')]).toEqual([

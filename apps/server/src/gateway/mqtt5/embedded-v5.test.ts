@@ -283,8 +283,17 @@ describe('ACL, QoS 1 and limits over MQTT 5.0', () => {
       qos: 1,
     });
     await ca.publishAsync(up(b!, 'property'), '{"params":{"t":1}}', { qos: 1 });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(seen).toEqual([]);
+    // A command the server sends B afterwards is the sentinel: once it is in, A's publishes would have been too.
+    const sentinel = nextMessage(cb, downTopic(b!.productKey, b!.sn, 'cmd'));
+    const sent = await t.inject({
+      method: 'POST',
+      url: `/api/devices/${b!.sn}/commands`,
+      token: owner.token,
+      payload: { type: 'string', data: 'sentinel' },
+    });
+    expect(sent.statusCode).toBe(200);
+    expect(JSON.parse((await sentinel).toString())).toMatchObject({ data: 'sentinel' });
+    expect(seen).toEqual([downTopic(b!.productKey, b!.sn, 'cmd')]);
     expect(((await get(`/api/devices/${b!.sn}/properties`)) as { total: number }).total).toBe(0);
     const rejected = await eventually(async () => {
       const r = (await get(`/api/devices/${a!.sn}`)) as { data: { rejected_count: number } };
@@ -592,8 +601,15 @@ describe('connection life over MQTT 5.0', () => {
     const b = await v5(normal!, { will: will(normal!) });
     await b.endAsync(false, { reasonCode: 0 });
     expect(await disconnectReason(normal!.sn)).toBe('client close');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await raws(normal!.sn)).toEqual([]);
+    // The sentinel: a raw message sent after reconnecting. A will would have been stored before it.
+    const again = await v5(normal!);
+    await again.publishAsync(up(normal!, 'raw'), 'sentinel', { qos: 1 });
+    const after = await eventually(async () => {
+      const r = await raws(normal!.sn);
+      return r.length ? r : undefined;
+    });
+    expect(after.map((r) => Buffer.from(r.data, 'base64').toString())).toEqual(['sentinel']);
+    await again.endAsync();
   });
 
   it('publishes the will when the connection drops without DISCONNECT', async () => {

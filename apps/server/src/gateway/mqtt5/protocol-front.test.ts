@@ -3,6 +3,7 @@ import { Aedes } from 'aedes';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import mqttPacket, { type Packet } from 'mqtt-packet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/gateway-test-kit';
 import { ProtocolFront } from './protocol-front';
 
 // The front on a bare Aedes (no gateway: every client may connect, publish and subscribe), for what the device
@@ -73,8 +74,10 @@ describe('ProtocolFront', () => {
     const toV4 = new Promise<string>((resolve) => v4.once('message', (_t, p) => resolve(p.toString())));
     await v5.publishAsync('u/5', 'five', { qos: 1 });
     expect(await toV4).toBe('five');
-    await new Promise((r) => setTimeout(r, 50));
-    expect(got.sort()).toEqual(['t/3=three', 't/4=four']);
+    // The sentinel, published last, reaches v5 after everything published before it.
+    await v4.publishAsync('t/end', 'end', { qos: 1 });
+    await eventually(async () => (got.includes('t/end=end') ? true : undefined));
+    expect(got.sort()).toEqual(['t/3=three', 't/4=four', 't/end=end']);
   });
 
   it('closes a connection that sends no CONNECT, or only part of one, after the connect timeout', async () => {
@@ -105,21 +108,21 @@ describe('ProtocolFront', () => {
     await pub.publishAsync('q/big1', 'x'.repeat(200), { qos: 1 });
     await pub.publishAsync('q/small2', 'ok', { qos: 2 });
     await pub.publishAsync('q/small1', 'ok', { qos: 1 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(got.sort()).toEqual(['q/small1', 'q/small2']);
+    await pub.publishAsync('q/end', 'ok', { qos: 1 });
+    await eventually(async () => (got.includes('q/end') ? true : undefined));
+    expect(got.sort()).toEqual(['q/end', 'q/small1', 'q/small2']);
     expect(front.stats.oversizeDropped).toBe(2);
     // Aedes considers both delivered: the resumed session gets nothing again.
     await sub.endAsync();
     const again = await connect('small', persistent);
     const replayed: string[] = [];
     again.on('message', (topic) => replayed.push(topic));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(replayed).toEqual([]);
+    // The sentinel: a message published after the resume arrives after anything the session replays.
+    await pub.publishAsync('q/after', 'ok', { qos: 2 });
+    await eventually(async () => (replayed.includes('q/after') ? true : undefined));
+    expect(replayed).toEqual(['q/after']);
     // Not even re-sent and dropped again.
     expect(front.stats.oversizeDropped).toBe(2);
-    await pub.publishAsync('q/after', 'ok', { qos: 2 });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(replayed).toEqual(['q/after']);
   });
 
   it('keeps every message under back-pressure in both directions', async () => {
