@@ -12,8 +12,6 @@ export interface OtaSignals {
    * database, so the caller passes what the event needs.
    */
   taskChanged(taskId: number, deleted?: { uid: number; productKey: string }): void;
-  /** A download request through a token of this upgrade log row. */
-  countDownload?(rowId: number): void;
 }
 
 const NONE: OtaSignals = { wake: () => undefined, taskChanged: () => undefined };

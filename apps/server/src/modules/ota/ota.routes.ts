@@ -16,8 +16,6 @@ import {
 } from '@cellhub/contract/ota';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
-import { openDownload } from './ota-download';
-import { otaSignals } from './ota-signals';
 import { createTask, getTask, listTaskDevices, listTasks, previewTask, taskAction } from './ota.service';
 
 const STATES =
@@ -165,11 +163,11 @@ export async function otaRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req, reply) => {
-      const answer = await openDownload(app.deps, req.params.token, {
+      const answer = await app.ota.downloads.open(req.params.token, {
         range: req.headers.range,
         ifRange: typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined,
       });
-      if (req.method === 'GET') otaSignals(app.deps).countDownload?.(answer.rowId);
+      if (req.method === 'GET') app.ota.countDownload(answer.rowId);
       // A device that stops reading (lost coverage) must not hold the connection and the file open for ever: after
       // a minute without progress the socket goes, and the device resumes with a Range request later.
       reply.raw.setTimeout(60_000, () => reply.raw.destroy());

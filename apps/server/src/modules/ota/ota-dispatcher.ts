@@ -1,0 +1,454 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { OtaPolicy, OtaTaskStatus } from '@cellhub/contract/ota';
+import type { DbOrTx } from '../../db/client';
+import type { Deps } from '../../lib/deps';
+import { byTask, type DispatchRow, publishDispatches, rowsOf, type TaskInfo, ts } from './ota-send';
+import { autoStartDue, stepTask } from './ota-task-steps';
+import { mayRetry, retryDelayMs } from './ota-transitions';
+import { type OtaTaskRow, otaTasks } from './ota.table';
+import type { SimDownloadCheck } from './sim-check';
+
+export interface OtaDispatcherOptions {
+  /** Dispatcher period; events (a start, a device coming online, an attempt ending) wake it sooner. */
+  tickMs: number;
+  /** Rows claimed per transaction. */
+  batchSize: number;
+  /** A dispatch committed but not marked sent after this long is published again (its instance died). */
+  republishAfterMs: number;
+  /**
+   * A publish the broker has not taken after this long is left unmarked (neither sent nor failed): the dispatcher
+   * goes on, and the sweep of unsent dispatches publishes it again later, as if this instance had died.
+   */
+  publishTimeoutMs: number;
+  /** Passes start at least this far apart, however often events wake the dispatcher. */
+  minPassGapMs: number;
+  /** Plan times, timeouts and orphaned sends are looked at this often (by the injectable clock). */
+  housekeepingMs: number;
+  simCheck: SimDownloadCheck;
+  /** Base of download URLs; the server's PUBLIC_URL by default. */
+  downloadBase?: () => string;
+}
+
+export interface OtaDispatcherStats {
+  ticks: number;
+  dispatched: number;
+  published: number;
+  publishFailed: number;
+  /** Publishes the broker did not take within `publishTimeoutMs` (left to the unsent sweep). */
+  publishTimedOut: number;
+  republished: number;
+  timeouts: number;
+}
+
+interface Candidate {
+  id: number;
+  sn: string;
+  product_key: string;
+  attempts: number;
+  phase: string;
+  from_version: string | null;
+  online: number;
+  fw_version: string;
+}
+
+/**
+ * The dispatcher of one server instance: running tasks' transitions, claims of due upgrade log rows and their
+ * publication, plan times, timeouts and orphaned sends. Everything it knows is in the database, so any number of
+ * instances run it side by side: each claims work with `FOR UPDATE SKIP LOCKED` (tasks and upgrade log rows) in
+ * short transactions, commits a dispatch before publishing it, and marks it sent afterwards (docs/ota.md).
+ */
+export class OtaDispatcher {
+  readonly stats: OtaDispatcherStats = {
+    ticks: 0,
+    dispatched: 0,
+    published: 0,
+    publishFailed: 0,
+    publishTimedOut: 0,
+    republished: 0,
+    timeouts: 0,
+  };
+  private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private lastPassEnd = 0;
+  private lastHousekeeping = 0;
+  private closed = false;
+  /** A device came online since the last pass: look at rows waiting for their device. */
+  private lookOffline = true;
+  private lastOfflineLook = 0;
+
+  constructor(
+    private readonly deps: Deps,
+    readonly options: OtaDispatcherOptions,
+    private readonly taskChanged: (taskId: number) => void,
+  ) {}
+
+  downloadBase(): string {
+    return this.options.downloadBase?.() ?? this.deps.config.publicUrl;
+  }
+
+  start(): void {
+    const loop = () => {
+      this.timer = setTimeout(() => {
+        void this.tick().finally(() => {
+          if (!this.closed) loop();
+        });
+      }, this.options.tickMs);
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  /** A device came online: rows waiting for it are looked at in the next pass. */
+  deviceOnline(): void {
+    this.lookOffline = true;
+    this.wake();
+  }
+
+  /** Runs a pass soon (coalesced). */
+  wake(): void {
+    if (this.closed || this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      void this.tick();
+    }, 5);
+    this.soon.unref();
+  }
+
+  /** One pass of the dispatcher; a call during a pass makes that pass run once more. */
+  tick(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        // Reports wake the dispatcher hundreds of times a second during a rollout; passes closer together would
+        // only take the database (one connection on PGlite) from the downloads and the reports themselves.
+        const wait = this.lastPassEnd + this.options.minPassGapMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        try {
+          await this.pass();
+        } catch (err) {
+          this.deps.log.warn({ err }, 'ota: dispatcher pass failed');
+        }
+        this.lastPassEnd = Date.now();
+      } while (this.again && !this.closed);
+    })().finally(() => {
+      this.ticking = undefined;
+    });
+    return this.ticking;
+  }
+
+  /** Stops after the current pass. */
+  async stop(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.soon);
+    await this.ticking;
+  }
+
+  private async pass(): Promise<void> {
+    this.stats.ticks++;
+    const now = this.deps.now();
+    // Rows waiting for their device are looked at when a device came online, and every 5 s in case the event was
+    // missed (it came to another instance whose NOTIFY was lost).
+    const lookOffline = this.lookOffline || Date.now() - this.lastOfflineLook > 5000;
+    this.lookOffline = false;
+    if (lookOffline) this.lastOfflineLook = Date.now();
+    // Plan times, timeouts and orphaned sends change with the clock, not with events: once a second is enough.
+    if (now.getTime() - this.lastHousekeeping >= this.options.housekeepingMs) {
+      this.lastHousekeeping = now.getTime();
+      for (const id of await autoStartDue(this.deps.db, now)) this.taskChanged(id);
+      await this.sweepTimeouts(now);
+      await this.republishUnsent(now);
+    }
+    const running = await this.deps.db
+      .select({ id: otaTasks.id })
+      .from(otaTasks)
+      .where(eq(otaTasks.status, 'running'));
+    for (const { id } of running) {
+      for (let round = 0; round < 100 && !this.closed; round++) {
+        const more = await this.manage(id, now, lookOffline);
+        if (!more) break;
+      }
+    }
+  }
+
+  /**
+   * One step of a running task under its row lock (another instance skips the task meanwhile): its task-level
+   * transitions (ota-task-steps.ts), then a claimed and committed batch of dispatches, published after the
+   * commit. Returns whether there may be more to do right away.
+   */
+  private async manage(taskId: number, now: Date, lookOffline: boolean): Promise<boolean> {
+    const outcome = await this.deps.db.transaction(async (tx) => {
+      const [task] = await tx
+        .select()
+        .from(otaTasks)
+        .where(and(eq(otaTasks.id, taskId), eq(otaTasks.status, 'running')))
+        .for('update', { skipLocked: true });
+      if (!task) return { more: false, changed: false, batch: [] as DispatchRow[], task: undefined };
+      const step = await stepTask(tx, task, now);
+      if (step.kind === 'again') return { more: true, changed: true, batch: [], task };
+      if (step.kind === 'stop') return { more: false, changed: step.changed, batch: [], task };
+      if (step.slots <= 0) return { more: false, changed: false, batch: [], task };
+      const limit = Math.min(step.slots, this.options.batchSize);
+      const batch = await this.claim(tx, task, step.wave, limit, now, lookOffline);
+      return { more: batch.claimed === limit, changed: batch.claimed > 0, batch: batch.dispatch, task };
+    });
+    if (outcome.task && outcome.batch.length > 0) await this.publish(outcome.task, outcome.batch, now);
+    if (outcome.changed) this.taskChanged(taskId);
+    return outcome.more;
+  }
+
+  /**
+   * Claims up to `limit` due rows of the released waves (first wave first, then by order), skipping rows another
+   * transaction holds and devices busy with another task's upgrade, and decides each: already on the version
+   * (skipped, or succeeded for a retry), offline (waits), refused by the SIM check (skipped), or dispatched. All
+   * decisions are written in two statements inside the caller's transaction.
+   */
+  private async claim(
+    tx: DbOrTx,
+    task: OtaTaskRow,
+    wave: number,
+    limit: number,
+    now: Date,
+    lookOffline: boolean,
+  ): Promise<{ claimed: number; dispatch: DispatchRow[] }> {
+    // Due rows, each kind straight from the (task, phase, seq) index (a scan of the whole log with a join per row
+    // would cost every pass more as the rollout goes on); a device busy with another task's upgrade waits for it.
+    const notBusy = sql`not exists (
+      select 1 from ota_devices o where o.device_id = r.device_id and o.phase = 'dispatched' and o.task_id <> r.task_id)`;
+    const due = rowsOf<{ id: number }>(
+      await tx.execute(sql`
+        select id from (
+          (select r.id, r.seq from ota_devices r
+            where r.task_id = ${task.id} and r.phase = 'pending' and r.wave <= ${wave} and ${notBusy}
+            order by r.seq limit ${limit})
+          union all
+          (select r.id, r.seq from ota_devices r
+            where r.task_id = ${task.id} and r.phase = 'retry_wait' and r.next_attempt_at <= ${ts(now)} and ${notBusy}
+            order by r.seq limit ${limit})
+          union all
+          (select r.id, r.seq from ota_devices r join devices d on d.id = r.device_id
+            where ${lookOffline}::boolean and r.task_id = ${task.id} and r.phase = 'offline' and d.online = 1
+              and ${notBusy}
+            order by r.seq limit ${limit})
+        ) c order by seq limit ${limit}`),
+    );
+    if (due.length === 0) return { claimed: 0, dispatch: [] };
+    // Locked, skipping rows another transaction holds, with what the decision needs.
+    const candidates = rowsOf<Candidate>(
+      await tx.execute(sql`
+        select r.id, r.sn, r.product_key, r.attempts, r.phase, r.from_version, d.online, d.fw_version
+        from ota_devices r join devices d on d.id = r.device_id
+        where r.id = any(${sql.param(due.map((r) => r.id))}::int[])
+          and r.phase in ('pending', 'retry_wait', 'offline')
+        order by r.seq
+        for update of r skip locked`),
+    );
+    if (candidates.length === 0) return { claimed: 0, dispatch: [] };
+    const policy = task.policy;
+    const marks: { id: number; phase: string; result: string }[] = [];
+    const online: Candidate[] = [];
+    for (const c of candidates) {
+      const onTarget = c.fw_version === task.version;
+      if (c.attempts > 0 && onTarget && c.from_version !== task.version) {
+        marks.push({ id: c.id, phase: 'succeeded', result: `reported fw_version ${task.version}` });
+      } else if (c.attempts === 0 && policy.skip_same_version && onTarget) {
+        marks.push({ id: c.id, phase: 'skipped', result: `already on version ${task.version}` });
+      } else if (Number(c.online) !== 1) {
+        if (c.phase !== 'offline')
+          marks.push({ id: c.id, phase: 'offline', result: 'offline: sent when it connects' });
+      } else online.push(c);
+    }
+    const verdicts = online.length
+      ? await this.options.simCheck(
+          tx,
+          online.map((c) => c.sn),
+          task.size,
+        )
+      : new Map();
+    const dispatch: DispatchRow[] = [];
+    const froms: string[] = [];
+    for (const c of online) {
+      const verdict = verdicts.get(c.sn);
+      if (verdict && !verdict.ok) {
+        marks.push({ id: c.id, phase: 'skipped', result: `SIM: ${verdict.reason ?? 'cannot download'}` });
+        continue;
+      }
+      const attempt = Number(c.attempts) + 1;
+      dispatch.push({
+        id: c.id,
+        taskId: task.id,
+        sn: c.sn,
+        productKey: c.product_key,
+        attempt,
+        upgradeId: `${task.id}-${c.id}-${attempt}`,
+      });
+      froms.push(c.fw_version);
+    }
+    if (marks.length > 0) await this.mark(tx, marks, now);
+    if (dispatch.length > 0) {
+      const deadline = new Date(now.getTime() + policy.timeout_s * 1000);
+      await tx.execute(sql`
+        update ota_devices r set phase = 'dispatched', status = 0, progress = null, result = '',
+          attempts = r.attempts + 1, upgrade_id = v.upgrade_id, from_version = v.from_version, timed_out = false,
+          next_attempt_at = null, dispatched_at = ${ts(now)}, sent_at = null, deadline_at = ${ts(deadline)},
+          finished_at = null, updatedat = ${ts(now)}
+        from unnest(${sql.param(dispatch.map((d) => d.id))}::int[],
+          ${sql.param(dispatch.map((d) => d.upgradeId))}::text[], ${sql.param(froms)}::text[])
+          as v(id, upgrade_id, from_version)
+        where r.id = v.id`);
+      this.stats.dispatched += dispatch.length;
+    }
+    return { claimed: candidates.length, dispatch };
+  }
+
+  /** Phase and result of several rows in one statement; ends set finished_at (and status 4 for a success). */
+  private async mark(
+    tx: DbOrTx,
+    marks: { id: number; phase: string; result: string }[],
+    now: Date,
+  ): Promise<void> {
+    await tx.execute(sql`
+      update ota_devices r set phase = v.phase, result = v.result,
+        status = case when v.phase = 'succeeded' then 4 else r.status end,
+        progress = case when v.phase = 'succeeded' then 100 else r.progress end,
+        finished_at = case when v.phase in ('succeeded', 'failed', 'skipped', 'cancelled') then ${ts(now)} end,
+        next_attempt_at = null, updatedat = ${ts(now)}
+      from unnest(${sql.param(marks.map((m) => m.id))}::int[], ${sql.param(marks.map((m) => m.phase))}::text[],
+        ${sql.param(marks.map((m) => m.result))}::text[]) as v(id, phase, result)
+      where r.id = v.id`);
+  }
+
+  /**
+   * Publishes committed dispatches and marks them (ota-send.ts). A broker that does not take them in time leaves
+   * them unmarked for the unsent sweep: one stuck publish must not hold every task's dispatcher.
+   */
+  private async publish(task: TaskInfo, batch: DispatchRow[], now: Date): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.publishTimeoutMs);
+    });
+    const done = publishDispatches(this.deps, this.downloadBase(), task, batch, now);
+    try {
+      const result = await Promise.race([done, timedOut]);
+      if (result === 'timeout') {
+        this.stats.publishTimedOut += batch.length;
+        this.deps.log.warn({ task: task.id, n: batch.length }, 'ota: publish not taken in time; left unsent');
+        // Whatever it finds later is written then; its failure is only logged.
+        done.catch((err: unknown) => this.deps.log.warn({ err }, 'ota: late publish failed'));
+        return;
+      }
+      this.stats.published += result.sent;
+      this.stats.publishFailed += result.failed;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Dispatches committed by an instance that died before marking them sent: published again with the same upgrade
+   * id (a device that did get the first one recognises it), after taking a fresh lease on them.
+   */
+  private async republishUnsent(now: Date): Promise<void> {
+    const stale = new Date(now.getTime() - this.options.republishAfterMs);
+    const claimed = await this.deps.db.transaction(async (tx) => {
+      const rows = rowsOf<{
+        id: number;
+        task_id: number;
+        sn: string;
+        product_key: string;
+        attempts: number;
+        upgrade_id: string;
+      }>(
+        await tx.execute(sql`
+          select r.id, r.task_id, r.sn, r.product_key, r.attempts, r.upgrade_id from ota_devices r
+          where r.phase = 'dispatched' and r.sent_at is null and r.dispatched_at <= ${ts(stale)}
+          order by r.id limit ${this.options.batchSize}
+          for update of r skip locked`),
+      );
+      if (rows.length === 0) return [];
+      await tx.execute(sql`
+        update ota_devices set dispatched_at = ${ts(now)}, updatedat = ${ts(now)}
+        where id = any(${sql.param(rows.map((r) => r.id))}::int[])`);
+      return rows;
+    });
+    if (claimed.length === 0) return;
+    const grouped = byTask(claimed);
+    const tasks = await this.deps.db
+      .select()
+      .from(otaTasks)
+      .where(inArray(otaTasks.id, [...grouped.keys()]));
+    for (const t of tasks) {
+      const rows = grouped.get(t.id)!;
+      this.stats.republished += rows.length;
+      await this.publish(t, rows, now);
+    }
+  }
+
+  /**
+   * Attempts past their deadline: succeeded if the device meanwhile reports the target version, else failed by
+   * timeout and retried after the backoff while retries are left (not in a cancelled task).
+   */
+  private async sweepTimeouts(now: Date): Promise<void> {
+    const touched = await this.deps.db.transaction(async (tx) => {
+      const rows = rowsOf<{
+        id: number;
+        task_id: number;
+        attempts: number;
+        from_version: string | null;
+        fw_version: string;
+        version: string;
+        policy: OtaPolicy;
+        task_status: OtaTaskStatus;
+      }>(
+        await tx.execute(sql`
+          select r.id, r.task_id, r.attempts, r.from_version, d.fw_version, t.version, t.policy,
+            t.status as task_status
+          from ota_devices r join ota_tasks t on t.id = r.task_id join devices d on d.id = r.device_id
+          where r.phase = 'dispatched' and r.deadline_at <= ${ts(now)}
+          order by r.deadline_at limit ${this.options.batchSize * 2}
+          for update of r skip locked`),
+      );
+      if (rows.length === 0) return [];
+      const ids: number[] = [];
+      const phases: string[] = [];
+      const results: string[] = [];
+      const nextAt: (string | null)[] = [];
+      for (const r of rows) {
+        ids.push(r.id);
+        if (r.fw_version === r.version && r.from_version !== r.version) {
+          phases.push('succeeded');
+          results.push(`reported fw_version ${r.version}`);
+          nextAt.push(null);
+        } else if (mayRetry(r.policy, Number(r.attempts), r.task_status)) {
+          phases.push('retry_wait');
+          results.push(`timeout after ${r.policy.timeout_s} s`);
+          nextAt.push(new Date(now.getTime() + retryDelayMs(r.policy, Number(r.attempts))).toISOString());
+        } else {
+          phases.push('failed');
+          results.push(`timeout after ${r.policy.timeout_s} s`);
+          nextAt.push(null);
+        }
+      }
+      await tx.execute(sql`
+        update ota_devices r set phase = v.phase, result = v.result, next_attempt_at = v.next_at,
+          timed_out = v.phase <> 'succeeded', deadline_at = null,
+          status = case when v.phase = 'succeeded' then 4 else r.status end,
+          progress = case when v.phase = 'succeeded' then 100 else r.progress end,
+          finished_at = case when v.phase in ('succeeded', 'failed') then ${ts(now)} end,
+          updatedat = ${ts(now)}
+        from unnest(${sql.param(ids)}::int[], ${sql.param(phases)}::text[], ${sql.param(results)}::text[],
+          ${sql.param(nextAt)}::timestamptz[]) as v(id, phase, result, next_at)
+        where r.id = v.id`);
+      this.stats.timeouts += phases.filter((p) => p !== 'succeeded').length;
+      return [...new Set(rows.map((r) => r.task_id))];
+    });
+    for (const id of touched) this.taskChanged(id);
+  }
+}
