@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { pureTests } from './vitest.pure';
+import { pureTests } from './vitest.pure.js';
 
 // Integration tests: each file builds its own app on its own database (and broker). The pure tests run in their
 // own project (vitest.pure.config.ts) and are not run again on PostgreSQL.
