@@ -387,14 +387,14 @@ function guardedLookup(
     ) => void;
     resolve(hostname).then(
       (all) => {
+        if (!all.every((a) => judge(a.address))) {
+          onRefused();
+          return answer(refused(), '', 0);
+        }
         const list = options.family ? all.filter((a) => a.family === options.family) : all;
         if (list.length === 0) {
           const err = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
           return answer(err, '', 0);
-        }
-        if (!all.every((a) => judge(a.address))) {
-          onRefused();
-          return answer(refused(), '', 0);
         }
         if (options.all) return answer(null, list);
         answer(null, list[0]!.address, list[0]!.family);
