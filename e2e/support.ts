@@ -59,6 +59,32 @@ export async function tokenFor(username: string, password: string): Promise<stri
 
 export const admin = { username: 'admin', password: E2E.adminPassword };
 
+/**
+ * Where screenshots go when someone asks for them: E2E_SCREENSHOTS_DIR, or test-results/screenshots with
+ * SCREENSHOTS=1. Unset (every ordinary run), no screenshot is taken.
+ */
+export const SCREENSHOTS_DIR =
+  process.env.E2E_SCREENSHOTS_DIR ??
+  (process.env.SCREENSHOTS ? join('test-results', 'screenshots') : undefined);
+
+/**
+ * Takes `<name>.png` of a page or element only when screenshots are asked for. `settle` runs first and only then:
+ * what a picture needs (a tooltip moved away, an animation finished) never slows or decides a test.
+ */
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  options: { fullPage?: boolean; settle?: () => Promise<void> } = {},
+): Promise<void> {
+  if (!SCREENSHOTS_DIR) return;
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await options.settle?.();
+  const path = join(SCREENSHOTS_DIR, `${name}.png`);
+  await ('goto' in target
+    ? target.screenshot({ path, fullPage: options.fullPage })
+    : target.screenshot({ path }));
+}
+
 /** A mainland mobile number no other test uses (numbers are unique per account). */
 export function uniquePhone(): string {
   const tail =

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, signIn, tokenFor, uniqueName } from '../support';
+import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
 
 interface Identity {
   sn: string;
@@ -88,7 +88,7 @@ test('a template setting the APN and socket 2 is applied to two devsim devices a
     await expect(page.getByTestId('apply-summary')).toHaveText('已同步 2 / 2');
     for (const id of ids)
       await expect(page.locator('.arco-table-tr').filter({ hasText: id.sn })).toContainText('已同步');
-    await page.screenshot({ path: '/tmp/e2e-5/shots/config-template-detail-zh.png' });
+    await screenshot(page, 'config-template-detail-zh');
 
     // Each device runs the merged configuration: the template's fields, a {} slot left for socket 1.
     for (const id of ids) {
@@ -104,11 +104,11 @@ test('a template setting the APN and socket 2 is applied to two devsim devices a
 
     await page.goto('/device/config-template');
     await expect(page.locator('.arco-table-tr').filter({ hasText: '移动物联网 APN' })).toBeVisible();
-    await page.screenshot({ path: '/tmp/e2e-5/shots/config-template-list-zh.png' });
+    await screenshot(page, 'config-template-list-zh');
     await page.evaluate(() => localStorage.setItem('arco-locale', 'en-US'));
     await page.reload();
     await expect(page.getByRole('button', { name: 'New template' })).toBeVisible();
-    await page.screenshot({ path: '/tmp/e2e-5/shots/config-template-list-en.png' });
+    await screenshot(page, 'config-template-list-en');
     await page
       .locator('.arco-table-tr')
       .filter({ hasText: '移动物联网 APN' })
@@ -116,7 +116,7 @@ test('a template setting the APN and socket 2 is applied to two devsim devices a
       .first()
       .click();
     await expect(page.getByTestId('apply-summary')).toHaveText('2 / 2 in sync');
-    await page.screenshot({ path: '/tmp/e2e-5/shots/config-template-detail-en.png' });
+    await screenshot(page, 'config-template-detail-en');
   } finally {
     await Promise.all(devices.map((d) => d.close()));
   }

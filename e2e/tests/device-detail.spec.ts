@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, signIn, tokenFor, uniqueName } from '../support';
+import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
 
 interface DeviceIdentity {
   sn: string;
@@ -117,8 +117,8 @@ test('device detail: online live, values arriving, hex command with reply, confi
     await expect(page.getByTestId('device-map')).toBeVisible();
     await page.getByRole('button', { name: '隐藏密钥' }).click(); // masked again for the screenshot
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: '/tmp/e2e-device-detail-info-zh.png' });
-    await page.screenshot({ path: '/tmp/e2e-device-detail-info-full.png', fullPage: true });
+    await screenshot(page, 'device-detail-info-zh');
+    await screenshot(page, 'device-detail-info-full', { fullPage: true });
 
     // Values arriving: the latest values table follows each report.
     await sendHistory(device);
@@ -131,8 +131,7 @@ test('device detail: online live, values arriving, hex command with reply, confi
     // A week in 30-minute buckets: each point is the average of six readings, with their min-max band.
     await page.getByText('7 天', { exact: true }).click();
     await expect(page.getByTestId('property-chart')).toContainText('每点 30 min');
-    await page.waitForTimeout(500); // the chart draws after its chunk loads
-    await page.screenshot({ path: '/tmp/e2e-device-detail-charts-zh.png' });
+    await screenshot(page, 'device-detail-charts-zh', { settle: () => page.waitForTimeout(500) }); // the chart draws
 
     // A hex command: the seed's rule is checked in the form, then the device's reply shows in the history.
     await openTab(page, '指令下发');
@@ -178,7 +177,7 @@ test('device detail: online live, values arriving, hex command with reply, confi
     await page.getByRole('tab', { name: 'MQTT' }).click();
     await page.getByTestId('device-title').scrollIntoViewIfNeeded();
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: '/tmp/e2e-device-detail-config-zh.png' });
+    await screenshot(page, 'device-detail-config-zh');
 
     // The log has the story, filterable by kind.
     await openTab(page, '设备日志');
@@ -190,18 +189,17 @@ test('device detail: online live, values arriving, hex command with reply, confi
     await page.goto(`/device/detail/${id.product_key}/${id.sn}`);
     await expect(page.getByTestId('device-status')).toHaveText('Online');
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: '/tmp/e2e-device-detail-info-en.png' });
+    await screenshot(page, 'device-detail-info-en');
     await openTab(page, 'Properties');
     await page.getByText('7 days', { exact: true }).click();
     await expect(page.getByTestId('property-chart')).toContainText('30 min per point');
-    await page.waitForTimeout(500);
-    await page.screenshot({ path: '/tmp/e2e-device-detail-charts-en.png' });
+    await screenshot(page, 'device-detail-charts-en', { settle: () => page.waitForTimeout(500) });
     await openTab(page, 'Configuration');
     await expect(page.getByTestId('config-sync')).toHaveText('In sync');
     await page.getByRole('tab', { name: 'MQTT' }).click();
     await page.getByTestId('device-title').scrollIntoViewIfNeeded();
     await page.mouse.move(0, 0);
-    await page.screenshot({ path: '/tmp/e2e-device-detail-config-en.png' });
+    await screenshot(page, 'device-detail-config-en');
 
     await device.goOffline('clean');
     await expect(page.getByTestId('device-status')).toHaveText('Offline');

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { admin, api, menuEntry, newUser, openSettings, signIn, tokenFor } from '../support';
+import { admin, api, menuEntry, newUser, openSettings, screenshot, signIn, tokenFor } from '../support';
 
 const bodyFilter = (page: Page) => page.evaluate(() => getComputedStyle(document.body).filter);
 const settingsStore = (page: Page) =>
@@ -30,7 +30,7 @@ test('language: zh-CN to en-US from the navbar, kept in localStorage across a re
   const login = await page.context().newPage();
   await login.goto('/login');
   await expect(login.getByRole('heading', { name: 'Sign in to Cellhub' })).toBeVisible();
-  await login.screenshot({ path: '/tmp/e2e-login-en.png' });
+  await screenshot(login, 'login-en');
   await login.close();
 
   await page.getByTestId('navbar-locale').getByRole('button').click();
@@ -50,9 +50,12 @@ test('theme toggle and colour-weak mode', async ({ page }) => {
   await themeButton.click();
   await expect(body).toHaveAttribute('arco-theme', 'dark');
   await expect(themeButton).toHaveAccessibleName('点击切换为亮色模式');
-  await page.mouse.move(0, 450); // no tooltip over the screenshot
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: '/tmp/e2e-workplace-admin-dark.png' });
+  await screenshot(page, 'workplace-admin-dark', {
+    settle: async () => {
+      await page.mouse.move(0, 450); // no tooltip over the picture
+      await page.waitForTimeout(300);
+    },
+  });
   await themeButton.click();
   await expect(body).not.toHaveAttribute('arco-theme');
 
@@ -101,8 +104,7 @@ test('settings drawer: 300 px, every setting, footer switch, copy, kept per brow
   await expect(page.getByTestId('settings-tabBar')).toHaveAttribute('aria-checked', 'false');
   await expect(page.getByTestId('settings-menuFromServer')).toHaveAttribute('aria-checked', 'false');
   await expect(page.getByTestId('settings-menuWidth')).toHaveValue('220');
-  await page.waitForTimeout(400); // let the drawer finish sliding in
-  await page.screenshot({ path: '/tmp/e2e-settings-drawer.png' });
+  await screenshot(page, 'settings-drawer', { settle: () => page.waitForTimeout(400) }); // the drawer slides in
 
   await page.getByTestId('settings-footer').click();
   await expect(page.getByTestId('settings-footer')).toHaveAttribute('aria-checked', 'false');

@@ -5,6 +5,7 @@ import {
   expectTokenRefused,
   menuEntry,
   newUser,
+  screenshot,
   signIn,
   storedToken,
   submitLogin,
@@ -18,7 +19,7 @@ const USER_AREAS = ['设备管理', '产品管理', '物联网卡'];
 test('admin signs in through the form and sees the admin areas', async ({ page }) => {
   await signIn(page, admin.username, admin.password);
   for (const area of [...ADMIN_AREAS, ...USER_AREAS]) await expect(menuEntry(page, area)).toBeVisible();
-  await page.screenshot({ path: '/tmp/e2e-workplace-admin-light.png' });
+  await screenshot(page, 'workplace-admin-light');
 });
 
 test('a user sees devices, products and cards but no admin area', async ({ page }) => {
@@ -31,7 +32,7 @@ test('a user sees devices, products and cards but no admin area', async ({ page 
 test('the login form needs the user agreement and names a wrong password', async ({ page }) => {
   const user = await newUser();
   await page.goto('/login');
-  await page.screenshot({ path: '/tmp/e2e-login-zh.png' });
+  await screenshot(page, 'login-zh');
   await page.getByTestId('login-username').fill(user.username);
   await page.getByTestId('login-password').fill(user.password);
   await page.getByTestId('login-submit').click();

@@ -518,7 +518,7 @@ screenshotRun?.('screenshots of the SIM pages', async ({ browser }: { browser: B
     await signIn(page, user.username, user.password);
     if (tag === 'zh') {
       // The Workplace's SIM figures: balance, orders, cards by operator and expiring soon.
-      await expect(page.getByTestId('stat-sim-total')).toContainText('4');
+      await expect(page.getByTestId('stat-sim-total-value')).toHaveText('4');
       await expect(page.getByTestId('stat-balance')).toContainText('¥276.50');
       // The sign-in toast has gone.
       await expect(page.locator('.arco-message')).toHaveCount(0, { timeout: 8000 });

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, signIn, tokenFor, uniqueName } from '../support';
+import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
 
 interface Identity {
   sn: string;
@@ -92,7 +92,7 @@ test('a saved hex command is checked as the seed says, sent to a devsim device, 
     await expect(onlineRow).toContainText('01030000000AC5CD');
     await expect(rows.filter({ hasText: two!.sn })).toContainText('设备离线');
     await expect(page.getByTestId('run-summary')).toContainText('共 2 台：已回复 1');
-    await page.screenshot({ path: '/tmp/e2e-5/shots/user-command-detail-zh.png' });
+    await screenshot(page, 'user-command-detail-zh');
 
     // The API tells the same story, and the device really got the command.
     const id = Number(page.url().split('/').at(-1));
@@ -111,14 +111,14 @@ test('a saved hex command is checked as the seed says, sent to a devsim device, 
 
     await page.goto('/device/user-command/list');
     await expect(page.locator('.arco-table-tr').filter({ hasText: '读取保持寄存器' })).toBeVisible();
-    await page.screenshot({ path: '/tmp/e2e-5/shots/user-command-list-zh.png' });
+    await screenshot(page, 'user-command-list-zh');
     await page.evaluate(() => localStorage.setItem('arco-locale', 'en-US'));
     await page.reload();
     await expect(page.getByRole('button', { name: 'New command' })).toBeVisible();
-    await page.screenshot({ path: '/tmp/e2e-5/shots/user-command-list-en.png' });
+    await screenshot(page, 'user-command-list-en');
     await page.goto(`/device/user-command/detail/${id}`);
     await expect(page.getByText('Replied', { exact: true })).toBeVisible();
-    await page.screenshot({ path: '/tmp/e2e-5/shots/user-command-detail-en.png' });
+    await screenshot(page, 'user-command-detail-en');
   } finally {
     await device.close();
   }

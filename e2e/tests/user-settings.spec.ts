@@ -3,6 +3,7 @@ import {
   api,
   expectTokenRefused,
   newUser,
+  screenshot,
   signIn,
   storedToken,
   submitLogin,
@@ -28,7 +29,7 @@ test('profile: nickname and profile are saved and still there after a reload', a
   await profile.fill('A device fleet operator in Shenzhen.');
   await page.getByRole('button', { name: '保存' }).click();
   await expect(toast(page, '保存成功')).toBeVisible();
-  await page.screenshot({ path: '/tmp/e2e-user-settings.png' });
+  await screenshot(page, 'user-settings');
 
   const info = await api<{ nickname: string; profile: string }>(
     'GET',

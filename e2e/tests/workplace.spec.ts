@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, signIn, tokenFor, uniqueName } from '../support';
+import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
 
 test("the Workplace counts the user's own devices: total, online, offline, by product", async ({ page }) => {
   const user = await newUser('wp');
@@ -52,9 +52,9 @@ test("the Workplace counts the user's own devices: total, online, offline, by pr
       .toBe(1);
 
     await signIn(page, user.username, user.password);
-    await expect(page.getByTestId('stat-device-total')).toContainText('3');
-    await expect(page.getByTestId('stat-device-online')).toContainText('1');
-    await expect(page.getByTestId('stat-device-offline')).toContainText('2');
+    await expect(page.getByTestId('stat-device-total-value')).toHaveText('3');
+    await expect(page.getByTestId('stat-device-online-value')).toHaveText('1');
+    await expect(page.getByTestId('stat-device-offline-value')).toHaveText('2');
     const overview = await api<{ by_product: { product_name: string; total: number }[] }>(
       'GET',
       '/api/dashboard/overview',
@@ -75,7 +75,7 @@ test("the Workplace counts the user's own devices: total, online, offline, by pr
     expect(trend.body.data.days).toHaveLength(7);
     expect(trend.body.data.days.at(-1)!.online).toBe(1);
     await expect(page.getByTestId('workplace-trend').locator('canvas')).toBeVisible();
-    await page.screenshot({ path: '/tmp/e2e-5/shots/workplace-workplace-zh.png' });
+    await screenshot(page, 'workplace-workplace-zh');
 
     // A second device comes online; the figures follow on the next load.
     const second = new VirtualDevice(identities[2]!, {
@@ -93,10 +93,10 @@ test("the Workplace counts the user's own devices: total, online, offline, by pr
         .toBe(1);
       await page.evaluate(() => localStorage.setItem('arco-locale', 'en-US'));
       await page.reload();
-      await expect(page.getByTestId('stat-device-online')).toContainText('2');
-      await expect(page.getByTestId('stat-device-offline')).toContainText('1');
+      await expect(page.getByTestId('stat-device-online-value')).toHaveText('2');
+      await expect(page.getByTestId('stat-device-offline-value')).toHaveText('1');
       await expect(page.getByText('Devices by product')).toBeVisible();
-      await page.screenshot({ path: '/tmp/e2e-5/shots/workplace-workplace-en.png' });
+      await screenshot(page, 'workplace-workplace-en');
     } finally {
       await second.close();
     }

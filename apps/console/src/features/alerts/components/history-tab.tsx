@@ -98,7 +98,7 @@ export function HistoryTab() {
         v ? (
           <div className={styles.cellStack}>
             <span className={styles.nowrap}>{formatTime(v)}</span>
-            <span className={styles.muted}>
+            <span className={styles.muted} data-testid="alert-recovered-value">
               {row.recovered_value === null
                 ? t('alert.history.closed')
                 : valueText(t, row.type, row.recovered_value)}

@@ -62,7 +62,7 @@ function Stat({
       <div>
         <div className={styles.statLabel}>{label}</div>
         <div className={styles.statValue}>
-          {value}
+          <span data-testid={testId && `${testId}-value`}>{value}</span>
           {unit && value !== NONE && <span className={styles.statUnit}>{unit}</span>}
         </div>
         {sub}
