@@ -12,6 +12,7 @@ import {
   createDevices,
   eventually,
   hmacPassword,
+  nextMessage,
   type TestDevice,
   up,
 } from '../test/gateway-test-kit';
@@ -169,8 +170,17 @@ describe('ACL', () => {
     });
     await ca.publishAsync(up(b, 'property'), '{"params":{"t":1}}', { qos: 1 });
     await ca.publishAsync(`dev/${a.productKey}/${a.sn}/elsewhere`, '{}', { qos: 1 });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(seen).toEqual([]);
+    // A command the server sends B afterwards is the sentinel: once it is in, A's publishes would have been too.
+    const sentinel = nextMessage(cb, downTopic(b.productKey, b.sn, 'cmd'));
+    const sent = await t.inject({
+      method: 'POST',
+      url: `/api/devices/${b.sn}/commands`,
+      token: owner.token,
+      payload: { type: 'string', data: 'sentinel' },
+    });
+    expect(sent.statusCode).toBe(200);
+    expect(JSON.parse((await sentinel).toString())).toMatchObject({ data: 'sentinel' });
+    expect(seen).toEqual([downTopic(b.productKey, b.sn, 'cmd')]);
     expect(((await get(`/api/devices/${b.sn}/properties`)) as { total: number }).total).toBe(0);
     const rejected = await eventually(async () => {
       const r = (await get(`/api/devices/${a.sn}`)) as { data: { rejected_count: number } };
