@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { inArray } from 'drizzle-orm';
+import { BatchQueue } from '../jobs/batch-queue';
 import type { Deps } from '../lib/deps';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { deviceSecretContext } from '../modules/devices/devices.service';
@@ -52,12 +53,8 @@ interface Entry {
 export class DeviceAuthCache {
   private entries = new Map<string, Entry>();
   private loading = new Map<string, Promise<DeviceAuthData | undefined>>();
-  /** Serial numbers to load in the next batch, with the resolvers of their loads. */
-  private wanted = new Map<
-    string,
-    { resolve(d: DeviceAuthData | undefined): void; reject(e: unknown): void }
-  >();
-  private batchScheduled = false;
+  /** Loads of serial numbers; an Error is a secret that could not be decrypted (it fails its own connect). */
+  private readonly loads: BatchQueue<string, DeviceAuthData | Error | undefined>;
   /** Queries run, for tests and benchmarks: a connect storm should cost few. */
   readonly stats = { queries: 0, loaded: 0 };
 
@@ -66,7 +63,15 @@ export class DeviceAuthCache {
     private readonly capacity = 20_000,
     private readonly ttlMs = 5 * 60_000,
     private readonly negativeTtlMs = 5_000,
-  ) {}
+  ) {
+    this.loads = new BatchQueue<string, DeviceAuthData | Error | undefined>({
+      name: 'device auth',
+      run: (sns) => this.loadBatch(sns),
+      maxBatch: 1000,
+      maxDelayMs: LOAD_WINDOW_MS,
+      maxQueued: 100_000,
+    });
+  }
 
   /**
    * The cached entry without a promise, for the per-message path: `undefined` when not cached (call `get`),
@@ -111,59 +116,41 @@ export class DeviceAuthCache {
   }
 
   /**
-   * Loads asked for within LOAD_WINDOW_MS share one query (`sn in (...)`): when thousands of devices connect at
-   * once, the first CONNECT of each would otherwise be a query of its own. The CONNACK waits that long at most.
+   * Loads share one query (`sn in (...)`): when thousands of devices connect at once, the first CONNECT of each
+   * would otherwise be a query of its own. One load runs at a time and the serial numbers asked for meanwhile
+   * form the next one, so the busier the database, the larger and fewer the queries (separate 3 ms windows each
+   * with its own query queued up behind the others on PGlite's one connection until CONNACKs timed out).
    */
-  private load(sn: string): Promise<DeviceAuthData | undefined> {
-    return new Promise((resolve, reject) => {
-      this.wanted.set(sn, { resolve, reject });
-      if (this.batchScheduled) return;
-      this.batchScheduled = true;
-      setTimeout(() => {
-        this.batchScheduled = false;
-        const batch = this.wanted;
-        this.wanted = new Map();
-        this.loadBatch(batch).catch((err: unknown) => {
-          for (const w of batch.values()) w.reject(err);
-        });
-      }, LOAD_WINDOW_MS);
-    });
+  private async load(sn: string): Promise<DeviceAuthData | undefined> {
+    const data = await this.loads.add(sn);
+    if (data instanceof Error) throw data;
+    return data;
   }
 
-  private async loadBatch(
-    batch: Map<string, { resolve(d: DeviceAuthData | undefined): void; reject(e: unknown): void }>,
-  ): Promise<void> {
-    const sns = [...batch.keys()];
-    for (let i = 0; i < sns.length; i += 1000) {
-      const chunk = sns.slice(i, i + 1000);
-      this.stats.queries++;
-      const rows = await this.deps.db
-        .select({
-          id: devices.id,
-          sn: devices.sn,
-          productKey: devices.productKey,
-          uid: devices.uid,
-          secret: devices.secret,
-          disabled: devices.disabled,
-        })
-        .from(devices)
-        .where(inArray(devices.sn, chunk));
-      const bySn = new Map(rows.map((r) => [r.sn, r]));
-      for (const sn of chunk) {
-        const w = batch.get(sn)!;
-        const row = bySn.get(sn);
-        if (!row) {
-          w.resolve(undefined);
-          continue;
-        }
-        try {
-          this.stats.loaded++;
-          w.resolve({ ...row, secret: this.deps.box.decrypt(row.secret, deviceSecretContext(sn)) });
-        } catch (err) {
-          w.reject(err);
-        }
+  private async loadBatch(sns: readonly string[]): Promise<(DeviceAuthData | Error | undefined)[]> {
+    this.stats.queries++;
+    const rows = await this.deps.db
+      .select({
+        id: devices.id,
+        sn: devices.sn,
+        productKey: devices.productKey,
+        uid: devices.uid,
+        secret: devices.secret,
+        disabled: devices.disabled,
+      })
+      .from(devices)
+      .where(inArray(devices.sn, [...sns]));
+    const bySn = new Map(rows.map((r) => [r.sn, r]));
+    return sns.map((sn) => {
+      const row = bySn.get(sn);
+      if (!row) return undefined;
+      this.stats.loaded++;
+      try {
+        return { ...row, secret: this.deps.box.decrypt(row.secret, deviceSecretContext(sn)) };
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
       }
-    }
+    });
   }
 
   async authenticate(

@@ -18,7 +18,6 @@ import { handleConfigReport, sendExpectedConfig } from '../modules/device-config
 import { writeDeviceLog } from '../modules/device-log/device-log.service';
 import {
   addRejected,
-  applyInfo,
   type ConnectInfo,
   touchDevices,
 } from '../modules/devices/device-presence.service';
@@ -27,6 +26,7 @@ import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
 import { Rejection } from '../lib/rejection';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
+import { InfoWriter } from './info-writer';
 import { PresenceWriter } from './presence-writer';
 
 export { Rejection };
@@ -98,6 +98,7 @@ export class DeviceGateway implements DeviceLink {
   /** Property messages go here; it stores them and tells the bus. */
   readonly telemetry: TelemetryIngest;
   readonly presence: PresenceWriter;
+  readonly infos: InfoWriter;
   readonly options: GatewayOptions;
   /** Counters for health and benchmarks. */
   readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0 };
@@ -121,6 +122,7 @@ export class DeviceGateway implements DeviceLink {
     this.auth = new DeviceAuthCache(deps);
     this.telemetry = new TelemetryIngest(deps);
     this.presence = new PresenceWriter(deps);
+    this.infos = new InfoWriter(deps);
     this.timer = setInterval(() => void this.flushCounters(), 1000);
     this.timer.unref();
     this.commandTimer = setInterval(() => {
@@ -297,7 +299,7 @@ export class DeviceGateway implements DeviceLink {
       case 'property':
         return this.properties(device, json);
       case 'info': {
-        await applyInfo(this.deps, device, validate(infoUp, json, 'info'));
+        await this.infos.add(device, validate(infoUp, json, 'info'));
         return;
       }
       case 'status': {
@@ -379,6 +381,7 @@ export class DeviceGateway implements DeviceLink {
     await this.telemetry.close();
     await Promise.all([...this.chains.values()]);
     await this.presence.drain();
+    await this.infos.stop();
     await this.flushCounters();
   }
 }
