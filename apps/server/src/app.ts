@@ -6,6 +6,7 @@ import { AppError } from './lib/app-error';
 import { createSecretBox } from './lib/crypto';
 import { withSafeErrorLogs } from './lib/log-safe-error';
 import { offlineLink } from './gateway/device-link';
+import { DeviceGateway } from './gateway/device-gateway';
 import { gatewayPlugin } from './gateway/gateway.plugin';
 import type { Deps } from './lib/deps';
 import type { SmsProvider } from './lib/sms';
@@ -115,6 +116,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     events: createEventBus({ log: app.log, channels }),
     link: offlineLink,
   };
+  // The gateway is the services' device link from the start: until the broker attaches it answers 20401, as
+  // offlineLink would. Nothing replaces the link later.
+  const gateway = new DeviceGateway(deps);
+  deps.link = gateway;
   app.decorate('deps', deps);
 
   const purge = setInterval(() => {
@@ -149,7 +154,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       host: config.host,
       dataDir: config.dataDir,
     });
-    await app.register(gatewayPlugin);
+    await app.register(gatewayPlugin, { gateway });
     await app.register(realtimePlugin);
     await app.register(notifyPlugin);
     await app.register(otaPlugin);
@@ -178,6 +183,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.
     clearInterval(purge);
     await app.close().catch(() => undefined);
+    await gateway.close().catch(() => undefined);
     await deps.events.close().catch(() => undefined);
     await channels.close().catch(() => undefined);
     await database.close().catch(() => undefined);

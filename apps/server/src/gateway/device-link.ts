@@ -3,7 +3,7 @@ import { AppError } from '../lib/app-error';
 
 /**
  * What services need from the gateway: send a downlink, drop a device's connection, forget cached credentials.
- * app.ts starts with `offlineLink`; the gateway plugin replaces it once the broker is up.
+ * deps.link is the DeviceGateway from the start (app.ts); `offlineLink` serves scripts and tests without one.
  */
 export interface DeviceLink {
   /** Resolves once the broker has taken the message (QoS 1). Rejects with 20401 when it cannot be delivered. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { DeviceGateway, type GatewayOptions } from './device-gateway';
+import type { DeviceGateway } from './device-gateway';
 import { attachEmbedded } from './embedded-adapter';
 import { attachExternal } from './external-adapter';
 
@@ -12,8 +12,8 @@ declare module 'fastify' {
 }
 
 export const gatewayPlugin = fp(
-  async (app: FastifyInstance, opts: Partial<GatewayOptions>) => {
-    const gateway = new DeviceGateway(app.deps, opts);
+  /** `gateway`: built with the deps in app.ts (it is deps.link); this plugin connects it to the broker. */
+  async (app: FastifyInstance, { gateway }: { gateway: DeviceGateway }) => {
     const { broker } = app;
     const adapter =
       broker.kind === 'embedded' && broker.aedes
@@ -23,7 +23,6 @@ export const gatewayPlugin = fp(
           : undefined;
     if (!adapter) throw new Error('no broker to attach the device gateway to');
     gateway.attach(adapter);
-    app.deps.link = gateway;
     app.decorate('gateway', gateway);
     // After the broker stopped taking messages, before the database closes: what is queued gets written.
     app.addHook('onClose', async () => {

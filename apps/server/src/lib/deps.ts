@@ -25,7 +25,7 @@ export interface Deps {
   channels: PgChannels;
   /** Injectable clock: expiry tests move time instead of sleeping. */
   now(): Date;
-  /** Downlinks and connection control; replaced by the gateway once the broker is up. */
+  /** Downlinks and connection control: the device gateway (20401 until the broker is attached). */
   link: DeviceLink;
 }
 

@@ -22,6 +22,8 @@ export type DomainEvent =
   | { type: 'config.reported'; device: DeviceRef; config: ConfigMessage }
   /** The device answered a command (`P/up/cmd_reply`), after the command row was updated. */
   | { type: 'command.replied'; device: DeviceRef; reply: CmdReplyUp }
+  /** Alert triggers were created, edited, enabled, disabled or deleted (committed) on this instance. */
+  | { type: 'alert-triggers.changed'; ids: number[] }
   /** A firmware upgrade report (`P/up/ota`): a request, answered by the OTA engine (see `answer`/`ask`). */
   | { type: 'ota.report'; device: DeviceRef; report: OtaUp };
 

@@ -7,21 +7,17 @@ export const ALERT_NOTIFY_CHANNEL = 'cellhub_alert_changes';
 
 /**
  * How services tell the evaluator of this instance that triggers changed (created, edited, enabled, disabled,
- * deleted): it reloads them into its index and evaluates them against the latest stored values. Services also run
- * without an evaluator (scripts, some tests); then these calls do nothing and its periodic reload catches up.
+ * deleted): an `alert-triggers.changed` event on the bus, on which alerts.plugin.ts has the evaluator reload them
+ * into its index and judge them against the latest stored values. Without an evaluator (scripts, some tests)
+ * nobody listens, and the periodic reload of a running one catches up.
  */
 export interface AlertSignals {
   triggersChanged(ids: number[]): void;
 }
 
-const NONE: AlertSignals = { triggersChanged: () => undefined };
-const registry = new WeakMap<object, AlertSignals>();
-
-export const setAlertSignals = (deps: object, signals: AlertSignals | undefined): void => {
-  if (signals) registry.set(deps, signals);
-  else registry.delete(deps);
-};
-export const alertSignals = (deps: object): AlertSignals => registry.get(deps) ?? NONE;
+export const alertSignals = (deps: Pick<Deps, 'events'>): AlertSignals => ({
+  triggersChanged: (ids) => deps.events.emit({ type: 'alert-triggers.changed', ids }),
+});
 
 /** Only real PostgreSQL has other instances; PGlite lives in this process. */
 export const sharedDatabase = (deps: Pick<Deps, 'config'>): boolean =>

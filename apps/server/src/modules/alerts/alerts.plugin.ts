@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AlertEngine, type AlertEngineOptions } from './alert-engine';
-import { ALERT_NOTIFY_CHANNEL, setAlertSignals, sharedDatabase } from './alert-signals';
+import { ALERT_NOTIFY_CHANNEL, sharedDatabase } from './alert-signals';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,9 +18,10 @@ declare module 'fastify' {
 export const alertsPlugin = fp(
   async (app: FastifyInstance, opts: Partial<AlertEngineOptions>) => {
     const engine = new AlertEngine(app.deps, opts);
-    setAlertSignals(app.deps, { triggersChanged: (ids) => engine.triggersChanged(ids) });
     app.decorate('alerts', engine);
-    const stopListening: (() => void)[] = [];
+    const stopListening: (() => void)[] = [
+      app.deps.events.on('alert-triggers.changed', (e) => engine.triggersChanged(e.ids)),
+    ];
     app.addHook('onReady', async () => {
       await engine.start();
       const { events } = app.deps;
@@ -39,7 +40,6 @@ export const alertsPlugin = fp(
       }
     });
     app.addHook('onClose', async () => {
-      setAlertSignals(app.deps, undefined);
       for (const stop of stopListening) stop();
       await engine.close();
     });
