@@ -208,4 +208,31 @@ describe('BatchQueue', () => {
     expect(ran).toEqual([1]);
     await q.stop();
   });
+
+  it('post() queues without a promise; failures go to onError; refuses when full or stopped', async () => {
+    const ran: number[] = [];
+    const errors: unknown[] = [];
+    const g = gate();
+    const q = new BatchQueue<number>({
+      name: 't',
+      maxBatch: 1,
+      maxDelayMs: 0,
+      maxQueued: 1,
+      run: async (items) => {
+        await g.promise;
+        if (items[0] === 2) throw new Error('boom');
+        ran.push(...items);
+      },
+      onError: (err) => errors.push(err),
+    });
+    expect(q.post(1)).toBe(true);
+    await until(() => q.active === 1);
+    expect(q.post(2)).toBe(true);
+    expect(q.post(3)).toBe(false);
+    g.open();
+    await q.stop();
+    expect(ran).toEqual([1]);
+    expect(errors).toHaveLength(1);
+    expect(q.post(4)).toBe(false);
+  });
 });

@@ -134,6 +134,15 @@ export class BatchQueue<T, R = void, K = unknown> {
     return this.enqueue(item);
   }
 
+  /**
+   * Queues one item without a promise of its own (hot paths that never wait on the outcome: a failed batch goes to
+   * `onError` only). False when the queue is full or stopped.
+   */
+  post(item: T): boolean {
+    if (this.state !== 'open') return false;
+    return this.enqueue(item, false) !== undefined;
+  }
+
   /** Resolves when the queue has room again. */
   room(): Promise<void> {
     if (this.queued < this.options.maxQueued) return Promise.resolve();
@@ -162,7 +171,9 @@ export class BatchQueue<T, R = void, K = unknown> {
     this.clearTimer();
   }
 
-  private enqueue(item: T): Promise<R> | undefined {
+  private enqueue(item: T): Promise<R> | undefined;
+  private enqueue(item: T, withPromise: false): true | undefined;
+  private enqueue(item: T, withPromise = true): Promise<R> | true | undefined {
     const { key, merge } = this.options;
     const open = this.open;
     if (key && merge && open?.byKey) {
@@ -171,6 +182,7 @@ export class BatchQueue<T, R = void, K = unknown> {
       if (entry) {
         entry.item = merge(entry.item, item);
         this.stats.items++;
+        if (!withPromise) return true;
         return new Promise<R>((resolve, reject) => entry.waiters.push({ resolve, reject }));
       }
     }
@@ -178,7 +190,9 @@ export class BatchQueue<T, R = void, K = unknown> {
     let batch = this.open;
     if (!batch) batch = this.open = this.newBatch();
     const entry: Entry<T, R> = { item, waiters: [] };
-    const settled = new Promise<R>((resolve, reject) => entry.waiters.push({ resolve, reject }));
+    const settled = withPromise
+      ? new Promise<R>((resolve, reject) => entry.waiters.push({ resolve, reject }))
+      : (true as const);
     batch.entries.push(entry);
     if (key) batch.byKey!.set(key(item), entry);
     this.queued++;

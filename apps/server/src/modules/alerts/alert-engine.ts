@@ -2,6 +2,8 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type AlertMethod, type AlertPushMode, isPresenceType } from '@cellhub/contract/alerts';
 import type { PropertyValue } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
+import { BatchQueue } from '../../jobs/batch-queue';
+import { type Periodic, startPeriodic } from '../../jobs/periodic';
 import type { Deps } from '../../lib/deps';
 import type { DeviceRef } from '../devices/device-ref';
 import { devices } from '../devices/devices.table';
@@ -87,6 +89,27 @@ interface Group {
 
 type Kind = 'raise' | 'repeat' | 'recover';
 
+/**
+ * What the worker loop is handed, merged per key while a batch collects: a full reload, one trigger's or one
+ * state's reload, or one device's newest values.
+ */
+type Work =
+  { k: 'reload' } | { k: 'trigger'; id: number } | { k: 'state'; key: string } | { k: 'device'; p: Pending };
+
+// Devices are keyed by their number (no string per message on the hot path), the rest by strings.
+const workKey = (w: Work): string | number =>
+  w.k === 'device' ? w.p.device.id : w.k === 'reload' ? 'r' : w.k === 'trigger' ? `t:${w.id}` : `s:${w.key}`;
+
+/** A device's values of two messages: the later message's win (handed over in order, newest device time only). */
+function mergeWork(queued: Work, added: Work): Work {
+  if (queued.k !== 'device' || added.k !== 'device') return queued;
+  const into = queued.p;
+  into.device = added.p.device;
+  for (const [key, slot] of added.p.values) into.values.set(key, slot);
+  if (added.p.online !== undefined) into.online = added.p.online;
+  return queued;
+}
+
 /** A state change the judging found, applied afterwards in the database. */
 interface Change {
   e: Entry;
@@ -131,12 +154,9 @@ export class AlertEngine {
   private keysByDevice = new Map<number, Map<string, number>>();
   private presenceDevices = new Set<number>();
   private states = new Map<string, StateCache>();
-  private pending = new Map<number, Pending>();
-  private dirtyTriggers = new Set<number>();
-  private dirtyStates = new Set<string>();
-  private fullReload = false;
-  private loop: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** The worker loop: one batch at a time, collected for `batchMs`, merged per device / trigger / state. */
+  private readonly work: BatchQueue<Work, void, string | number>;
+  private reload: Periodic | undefined;
   private closed = false;
 
   constructor(
@@ -144,14 +164,33 @@ export class AlertEngine {
     options: Partial<AlertEngineOptions> = {},
   ) {
     this.options = { ...DEFAULT_ALERT_ENGINE_OPTIONS, ...options };
+    this.work = new BatchQueue<Work, void, string | number>({
+      name: 'alerts',
+      run: (items) => this.runBatch(items),
+      maxBatch: Number.MAX_SAFE_INTEGER,
+      maxDelayMs: this.options.batchMs,
+      // Bounded by what can be pending at once (devices with triggers, triggers, states): merging keeps one
+      // entry per key, so this never refuses in practice; a refusal is counted as a failure.
+      maxQueued: Number.MAX_SAFE_INTEGER,
+      key: workKey,
+      merge: mergeWork,
+      onError: (err) => {
+        this.stats.failures++;
+        this.deps.log.warn({ err }, 'alerts: evaluation loop failed');
+      },
+    });
   }
 
   /** Loads the index and the states, then keeps them fresh. */
   async start(): Promise<void> {
     await this.loadAll();
     if (this.options.reloadMs > 0) {
-      this.timer = setInterval(() => this.reloadAll(), this.options.reloadMs);
-      this.timer.unref();
+      this.reload = startPeriodic({
+        name: 'alerts: reload',
+        everyMs: this.options.reloadMs,
+        run: () => this.reloadAll(),
+        log: this.deps.log,
+      });
     }
   }
 
@@ -174,7 +213,7 @@ export class AlertEngine {
         const last = keys.get(key);
         if (last === undefined || item.ts < last) continue;
         keys.set(key, item.ts);
-        p ??= this.pendingOf(device);
+        p ??= { device, values: new Map() };
         const slot = p.values.get(key);
         if (slot) {
           slot.v = item.params[key]!;
@@ -182,104 +221,74 @@ export class AlertEngine {
         } else p.values.set(key, { v: item.params[key]!, ts: item.ts });
       }
     }
-    if (p) this.schedule();
+    if (p) this.post({ k: 'device', p });
   }
 
   /** The device's online state was written (1 connected, 0 offline). */
   presence(device: DeviceRef, online: 0 | 1): void {
     if (!this.presenceDevices.has(device.id)) return;
-    this.pendingOf(device).online = online;
-    this.schedule();
+    this.post({ k: 'device', p: { device, values: new Map(), online } });
   }
 
   // --- signals -------------------------------------------------------------------------------------------------
 
   /** Triggers were created, changed or deleted (here or, through NOTIFY, on another instance). */
   triggersChanged(ids: number[]): void {
-    for (const id of ids) this.dirtyTriggers.add(id);
-    this.schedule();
+    for (const id of ids) this.post({ k: 'trigger', id });
   }
 
   /** Another instance changed a state (`s:<trigger>:<device>`) or a trigger (`t:<id>`). */
   remoteChange(payload: string): void {
     const [kind, a, b] = payload.split(':');
     if (kind === 't' && a) this.triggersChanged([Number(a)]);
-    else if (kind === 's' && a && b) {
-      this.dirtyStates.add(stateKey(Number(a), Number(b)));
-      this.schedule();
-    }
+    else if (kind === 's' && a && b) this.post({ k: 'state', key: stateKey(Number(a), Number(b)) });
   }
 
   /** Reads everything again (periodically, and after the LISTEN connection was down). */
   reloadAll(): void {
-    this.fullReload = true;
-    this.schedule();
+    this.post({ k: 'reload' });
   }
 
   /** Resolves once everything handed over so far has been judged (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.loop) await this.loop;
+    while (this.work.size > 0 || this.work.active > 0) await this.work.flush();
   }
 
+  /** Judges what was handed over, then takes nothing more. */
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.idle();
     this.closed = true;
+    await this.reload?.stop();
+    await this.work.stop();
+  }
+
+  private post(w: Work): void {
+    if (this.closed) return;
+    // Refused only in theory (the bound is far above what merging leaves pending): counted, never silent.
+    if (!this.work.post(w)) this.stats.failures++;
   }
 
   // --- the worker loop -----------------------------------------------------------------------------------------
 
-  private pendingOf(device: DeviceRef): Pending {
-    let p = this.pending.get(device.id);
-    if (!p) {
-      p = { device, values: new Map() };
-      this.pending.set(device.id, p);
-    } else {
-      p.device = device;
+  /** One batch, in order: a full reload, changed triggers, changed states, then the values (judged together). */
+  private async runBatch(items: readonly Work[]): Promise<void> {
+    const triggers: number[] = [];
+    const states: string[] = [];
+    const devices: Pending[] = [];
+    let reload = false;
+    for (const w of items) {
+      if (w.k === 'reload') reload = true;
+      else if (w.k === 'trigger') triggers.push(w.id);
+      else if (w.k === 'state') states.push(w.key);
+      else devices.push(w.p);
     }
-    return p;
-  }
-
-  private schedule(): void {
-    if (this.loop || this.closed) return;
-    this.loop = new Promise<void>((resolve) => setTimeout(resolve, this.options.batchMs))
-      .then(() => this.work())
-      .catch((err: unknown) => this.deps.log.warn({ err }, 'alerts: evaluation loop failed'))
-      .finally(() => {
-        this.loop = undefined;
-        if (!this.closed && (this.pending.size > 0 || this.dirtyTriggers.size > 0 || this.fullReload)) {
-          this.schedule();
-        }
-      });
-  }
-
-  private async work(): Promise<void> {
-    while (
-      !this.closed &&
-      (this.fullReload || this.dirtyTriggers.size > 0 || this.dirtyStates.size > 0 || this.pending.size > 0)
-    ) {
-      if (this.fullReload) {
-        this.fullReload = false;
-        await this.guard('reload', () => this.loadAll());
-      }
-      if (this.dirtyTriggers.size > 0) {
-        const ids = [...this.dirtyTriggers];
-        this.dirtyTriggers.clear();
-        await this.guard('trigger reload', () => this.reloadTriggers(ids));
-      }
-      if (this.dirtyStates.size > 0) {
-        const keys = [...this.dirtyStates];
-        this.dirtyStates.clear();
-        await this.guard('state reload', () => this.reloadStates(keys));
-      }
-      if (this.pending.size > 0) {
-        const batch = this.pending;
-        this.pending = new Map();
-        // Judging is synchronous; only the few state changes it finds wait for the database, one by one.
-        const changes: Change[] = [];
-        for (const p of batch.values()) this.judge(p, changes);
-        for (const c of changes) await this.applySafely(c);
-      }
+    if (reload) await this.guard('reload', () => this.loadAll());
+    if (triggers.length > 0) await this.guard('trigger reload', () => this.reloadTriggers(triggers));
+    if (states.length > 0) await this.guard('state reload', () => this.reloadStates(states));
+    if (devices.length > 0) {
+      // Judging is synchronous; only the few state changes it finds wait for the database, one by one.
+      const changes: Change[] = [];
+      for (const p of devices) this.judge(p, changes);
+      for (const c of changes) await this.applySafely(c);
     }
   }
 
