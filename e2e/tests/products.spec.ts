@@ -34,7 +34,7 @@ test('a user creates a product, adds and edits properties, edits the product, fi
     await api<{ product_secret: string }>('GET', `/api/products/${productKey}`, undefined, token)
   ).body.data.product_secret;
   await expect(page.getByTestId('product-secret')).not.toContainText(secret);
-  await page.getByRole('button', { name: '显示' }).click();
+  await page.getByRole('button', { name: '显示密钥' }).click();
   await expect(page.getByTestId('product-secret')).toHaveText(secret);
 
   // Add a property on its page

@@ -67,11 +67,6 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'product.tab.config': 'Default configuration',
   'product.secret': 'ProductSecret',
   'product.secret.help': 'For dynamic registration of devices (one secret per product)',
-  'product.secret.show': 'Show',
-  'product.secret.hide': 'Hide',
-  'product.secret.copy': 'Copy',
-  'product.secret.copied': 'Copied',
-  'product.secret.copyFailed': 'Could not copy; select the text and copy it yourself',
   'product.secret.rotate': 'Reset',
   'product.secret.rotate.confirm':
     'The old ProductSecret stops working at once; devices not registered yet must register with the new one. Reset it?',

@@ -63,11 +63,6 @@ const zhCN = {
   'product.tab.config': '默认配置',
   'product.secret': 'ProductSecret',
   'product.secret.help': '用于设备动态注册（一型一密）',
-  'product.secret.show': '显示',
-  'product.secret.hide': '隐藏',
-  'product.secret.copy': '复制',
-  'product.secret.copied': '已复制',
-  'product.secret.copyFailed': '复制失败，请手动选择复制',
   'product.secret.rotate': '重置',
   'product.secret.rotate.confirm':
     '重置后旧的 ProductSecret 立即失效，未注册的设备需使用新密钥动态注册。确定重置吗？',

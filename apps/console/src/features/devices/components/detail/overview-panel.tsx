@@ -1,12 +1,12 @@
 import { Badge, Card, Descriptions, Grid, Space } from '@arco-design/web-react';
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { ReactNode } from 'react';
+import { SecretField } from '../../../../components/secret-field';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, type Translate } from '../../../../lib/i18n';
 import locale from '../../locale/detail-index';
 import LocationMap from './location-map';
 import QrLabel from './qr-label';
-import SecretField from './secret-field';
 
 const dash = (v: ReactNode) => (v === null || v === undefined || v === '' ? '-' : v);
 
@@ -33,7 +33,7 @@ export default function OverviewPanel({ d }: { d: DeviceDetail }) {
     item('name', d.name),
     item('product', `${d.product_name} (${d.product_key})`),
     item('status', <OnlineBadge d={d} t={t} />),
-    item('secret', <SecretField secret={d.secret} />),
+    item('secret', <SecretField secret={d.secret} testId="device-secret" />),
     item('protocol', d.protocol),
     item('loginProtocol', d.login_protocol),
     item('uplink', d.uplink),
