@@ -1,49 +1,8 @@
-/**
- * Parts the alert lists share: the Edit / Delete (with confirmation) cell of a row, and the keyword-only filter
- * row of the configuration and contact lists.
- */
-import {
-  Button,
-  Form,
-  type FormInstance,
-  Grid,
-  Input,
-  Message,
-  Popconfirm,
-  Space,
-} from '@arco-design/web-react';
-import { useNavigate } from 'react-router';
+/** The keyword-only filter row the alert configuration and contact lists share. */
+import { Form, type FormInstance, Grid, Input } from '@arco-design/web-react';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import styles from '../pages/alert.module.css';
 
 type Translate = (key: string) => string;
-
-export function EditDeleteActions({
-  t,
-  editPath,
-  onDelete,
-}: {
-  t: Translate;
-  editPath: string;
-  onDelete: () => Promise<unknown>;
-}) {
-  const navigate = useNavigate();
-  return (
-    <Space size={0} className={styles.nowrap}>
-      <Button type="text" size="small" onClick={() => void navigate(editPath)}>
-        {t('alert.edit')}
-      </Button>
-      <Popconfirm
-        title={t('alert.delete.confirm')}
-        onOk={() => onDelete().then(() => Message.success(t('alert.deleted')))}
-      >
-        <Button type="text" size="small" status="danger">
-          {t('alert.delete')}
-        </Button>
-      </Popconfirm>
-    </Space>
-  );
-}
 
 export function KeywordSearchRow({
   t,

@@ -20,7 +20,7 @@ import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
 import { conditionText, STATE_COLOR } from '../alert-format';
 import { type TriggerListParams, useDeleteTrigger, useSetTriggerEnable, useTriggerList } from '../api';
-import { EditDeleteActions } from './list-parts';
+import { EditDeleteActions } from '../../../components/row-actions';
 import locale from '../locale';
 import styles from '../pages/alert.module.css';
 
@@ -124,8 +124,9 @@ export function TriggersTab() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <EditDeleteActions
-          t={t}
-          editPath={`/alert/device-trigger/edit/${row.id}`}
+          confirm={t('alert.delete.confirm')}
+          deleted={t('alert.deleted')}
+          edit={`/alert/device-trigger/edit/${row.id}`}
           onDelete={() => remove.mutateAsync(row.id)}
         />
       ),

@@ -17,7 +17,8 @@ import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
 import { durationText } from '../alert-format';
 import { type SimpleListParams, useConfigList, useDeleteConfig } from '../api';
-import { EditDeleteActions, KeywordSearchRow } from '../components/list-parts';
+import { EditDeleteActions } from '../../../components/row-actions';
+import { KeywordSearchRow } from '../components/list-parts';
 import locale from '../locale';
 import styles from './alert.module.css';
 
@@ -93,8 +94,9 @@ export default function ConfigListPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <EditDeleteActions
-          t={t}
-          editPath={`/alert/config/edit/${row.id}`}
+          confirm={t('alert.delete.confirm')}
+          deleted={t('alert.deleted')}
+          edit={`/alert/config/edit/${row.id}`}
           onDelete={() => remove.mutateAsync(row.id)}
         />
       ),

@@ -18,7 +18,8 @@ import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
 import { type SimpleListParams, useContactList, useDeleteContact } from '../api';
 import { VerifiedTag } from '../components/verified-tag';
-import { EditDeleteActions, KeywordSearchRow } from '../components/list-parts';
+import { EditDeleteActions } from '../../../components/row-actions';
+import { KeywordSearchRow } from '../components/list-parts';
 import locale from '../locale';
 import styles from './alert.module.css';
 
@@ -85,8 +86,9 @@ export default function ContactListPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <EditDeleteActions
-          t={t}
-          editPath={`/alert/contact/edit/${row.id}`}
+          confirm={t('alert.delete.confirm')}
+          deleted={t('alert.deleted')}
+          edit={`/alert/contact/edit/${row.id}`}
           onDelete={() => remove.mutateAsync(row.id)}
         />
       ),

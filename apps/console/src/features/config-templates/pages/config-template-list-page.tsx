@@ -5,8 +5,6 @@ import {
   Divider,
   Form,
   Input,
-  Message,
-  Popconfirm,
   Space,
   Table,
   Tag,
@@ -17,6 +15,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
+import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
@@ -78,24 +77,9 @@ export default function ConfigTemplateListPage() {
       title: t('common.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => void navigate(`/device/config-template/${row.id}`)}>
-            {t('configTemplate.open')}
-          </Button>
-          <Popconfirm
-            title={t('common.deleteConfirm')}
-            onOk={() =>
-              remove.mutateAsync(row.id).then(
-                () => Message.success(t('common.deleteSuccess')),
-                () => undefined,
-              )
-            }
-          >
-            <Button type="text" size="small" status="danger">
-              {t('common.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions deleted={t('common.deleteSuccess')} onDelete={() => remove.mutateAsync(row.id)}>
+          <LinkAction to={`/device/config-template/${row.id}`}>{t('configTemplate.open')}</LinkAction>
+        </EditDeleteActions>
       ),
     },
   ];

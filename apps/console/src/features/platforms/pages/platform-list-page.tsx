@@ -9,9 +9,7 @@ import {
   Input,
   Message,
   Modal,
-  Popconfirm,
   Select,
-  Space,
   Table,
   Tag,
   type TableColumnProps,
@@ -21,6 +19,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
+import { EditDeleteActions } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
@@ -120,23 +119,14 @@ export default function PlatformListPage() {
       title: t('platform.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button
-            type="text"
-            size="small"
-            onClick={() => {
-              setEditing(row);
-              form.setFieldsValue(valuesOf(row));
-            }}
-          >
-            {t('platform.edit')}
-          </Button>
-          <Popconfirm title={t('platform.delete.confirm')} onOk={() => onDelete(row)}>
-            <Button type="text" size="small" status="danger">
-              {t('platform.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          edit={() => {
+            setEditing(row);
+            form.setFieldsValue(valuesOf(row));
+          }}
+          confirm={t('platform.delete.confirm')}
+          onDelete={() => onDelete(row)}
+        />
       ),
     },
   ];

@@ -7,8 +7,6 @@ import {
   Grid,
   Input,
   Message,
-  Popconfirm,
-  Space,
   Table,
   Tag,
   type TableColumnProps,
@@ -18,6 +16,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
+import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
@@ -99,23 +98,13 @@ export default function ProductListPage() {
       title: t('product.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button
-            type="text"
-            size="small"
-            onClick={() => void navigate(`/product/detail/${row.product_key}`)}
-          >
-            {t('product.view')}
-          </Button>
-          <Button type="text" size="small" onClick={() => void navigate(`/product/edit/${row.product_key}`)}>
-            {t('product.edit')}
-          </Button>
-          <Popconfirm title={t('product.delete.confirm')} onOk={() => onDelete(row)}>
-            <Button type="text" size="small" status="danger">
-              {t('product.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          edit={`/product/edit/${row.product_key}`}
+          confirm={t('product.delete.confirm')}
+          onDelete={() => onDelete(row)}
+        >
+          <LinkAction to={`/product/detail/${row.product_key}`}>{t('product.view')}</LinkAction>
+        </EditDeleteActions>
       ),
     },
   ];

@@ -5,9 +5,6 @@ import {
   Divider,
   Form,
   Input,
-  Message,
-  Popconfirm,
-  Space,
   Table,
   Tag,
   type TableColumnProps,
@@ -17,6 +14,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { PageContainer } from '../../../components/page-container';
+import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
@@ -76,35 +74,13 @@ export default function UserCommandListPage() {
       title: t('common.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button
-            type="text"
-            size="small"
-            onClick={() => void navigate(`/device/user-command/detail/${row.id}`)}
-          >
-            {t('userCommand.send')}
-          </Button>
-          <Button
-            type="text"
-            size="small"
-            onClick={() => void navigate(`/device/user-command/edit/${row.id}`)}
-          >
-            {t('common.edit')}
-          </Button>
-          <Popconfirm
-            title={t('common.deleteConfirm')}
-            onOk={() =>
-              remove.mutateAsync(row.id).then(
-                () => Message.success(t('common.deleteSuccess')),
-                () => undefined,
-              )
-            }
-          >
-            <Button type="text" size="small" status="danger">
-              {t('common.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          edit={`/device/user-command/edit/${row.id}`}
+          deleted={t('common.deleteSuccess')}
+          onDelete={() => remove.mutateAsync(row.id)}
+        >
+          <LinkAction to={`/device/user-command/detail/${row.id}`}>{t('userCommand.send')}</LinkAction>
+        </EditDeleteActions>
       ),
     },
   ];

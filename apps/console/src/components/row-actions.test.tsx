@@ -1,0 +1,59 @@
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { EditDeleteActions, LinkAction } from './row-actions';
+
+function renderAt(element: React.ReactNode) {
+  return render(
+    <MemoryRouter initialEntries={['/list']}>
+      <Routes>
+        <Route path="/list" element={element} />
+        <Route path="/edit/7" element={<p>edit page 7</p>} />
+        <Route path="/detail/7" element={<p>detail page 7</p>} />
+      </Routes>
+    </MemoryRouter>,
+  );
+}
+
+// Arco's own texts follow its locale provider, which these tests do not mount.
+const confirmButton = () => screen.findByRole('button', { name: /^(OK|确定)$/ });
+
+describe('EditDeleteActions', () => {
+  beforeEach(() => localStorage.setItem('arco-locale', 'en-US'));
+
+  it('deletes only after the confirmation, and Edit opens the edit page', async () => {
+    const onDelete = vi.fn(() => Promise.resolve());
+    renderAt(<EditDeleteActions edit="/edit/7" onDelete={onDelete} confirm="Delete this one?" />);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Delete' })));
+    expect(screen.getByText('Delete this one?')).toBeTruthy();
+    expect(onDelete).not.toHaveBeenCalled();
+    await act(async () => fireEvent.click(await confirmButton()));
+    expect(onDelete).toHaveBeenCalledTimes(1);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Edit' })));
+    expect(screen.getByText('edit page 7')).toBeTruthy();
+  });
+
+  it('calls an edit function, shows the row’s own actions first, and survives a refused delete', async () => {
+    const edit = vi.fn();
+    const onDelete = vi.fn(() => Promise.reject(new Error('refused')));
+    renderAt(
+      <EditDeleteActions edit={edit} onDelete={onDelete}>
+        <LinkAction to="/detail/7">Details</LinkAction>
+      </EditDeleteActions>,
+    );
+    const names = screen.getAllByRole('button').map((b) => b.textContent);
+    expect(names).toEqual(['Details', 'Edit', 'Delete']);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Edit' })));
+    expect(edit).toHaveBeenCalledTimes(1);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Delete' })));
+    await act(async () => fireEvent.click(await confirmButton()));
+    expect(onDelete).toHaveBeenCalledTimes(1);
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Details' })));
+    expect(screen.getByText('detail page 7')).toBeTruthy();
+  });
+
+  it('leaves out Edit when there is nothing to edit', () => {
+    renderAt(<EditDeleteActions onDelete={() => Promise.resolve()} />);
+    expect(screen.getAllByRole('button').map((b) => b.textContent)).toEqual(['Delete']);
+  });
+});
