@@ -50,7 +50,10 @@ export class OtaEngine {
     this.options = { ...DEFAULT_ENGINE_OPTIONS, ...options };
     this.events = new OtaTaskEvents(deps, this.options.eventIntervalMs);
     this.downloads = new OtaDownloads(deps);
-    const taskChanged = (id: number) => this.events.changed(id);
+    const taskChanged = (id: number) => {
+      this.reports.forget();
+      this.events.changed(id);
+    };
     this.dispatcher = new OtaDispatcher(deps, this.options, taskChanged);
     this.reports = new OtaReports(deps, this.options, {
       taskChanged,
@@ -99,6 +102,7 @@ export class OtaEngine {
 
   /** Schedules an `ota.task` event for the task; changes within `eventIntervalMs` share one. */
   taskChanged(taskId: number, deleted?: DeletedTask): void {
+    this.reports.forget();
     this.events.changed(taskId, deleted);
   }
 

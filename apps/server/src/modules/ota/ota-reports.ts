@@ -54,6 +54,8 @@ export class OtaReports {
   private readonly infos: BatchQueue<Info, void, string>;
   private readonly onlines: BatchQueue<Online, void, string>;
   private readonly downloads: BatchQueue<Downloads, void, number>;
+  /** What may concern a reported version or a reconnect at all, read at most once a second (see `activity`). */
+  private active: { at: number; versions: Set<string>; dispatched: boolean } | undefined;
 
   constructor(
     private readonly deps: Deps,
@@ -104,6 +106,32 @@ export class OtaReports {
       merge: (a, b) => ({ rowId: a.rowId, n: a.n + b.n }),
       onError: warn('download counts'),
     });
+  }
+
+  /** A task was created, changed or dispatched on this instance: what `activity` knows is stale. */
+  forget(): void {
+    // While attempts are in flight the dispatcher changes tasks many times a second; what is known stays good
+    // enough for a second (a new task's version included).
+    if (!this.active?.dispatched) this.active = undefined;
+  }
+
+  /**
+   * Every device reports its firmware version when it connects, so a connect storm of 10,000 devices with no
+   * rollout running would cost a statement per 20 ms (versions) and per 50 ms (reconnects) for nothing. The
+   * target versions of all tasks and whether any attempt is in flight are read at most once a second (and
+   * again after a change here); another instance's first dispatch may take that second to be seen here, and a
+   * missed re-send or version is still caught by the device's own report or the attempt's timeout.
+   */
+  private async activity(): Promise<{ versions: Set<string>; dispatched: boolean }> {
+    if (this.active && Date.now() - this.active.at < 1000) return this.active;
+    const at = Date.now();
+    const [row] = rowsOf<{ versions: string[] | null; dispatched: boolean }>(
+      await this.deps.db.execute(sql`
+        select (select array_agg(distinct version) from ota_tasks) as versions,
+          exists (select 1 from ota_devices where phase = 'dispatched') as dispatched`),
+    );
+    this.active = { at, versions: new Set(row?.versions ?? []), dispatched: Boolean(row?.dispatched) };
+    return this.active;
   }
 
   /** A `P/up/ota` from a device; resolves once its effect is committed (with its batch). */
@@ -220,7 +248,10 @@ export class OtaReports {
    * A device reporting the target version of an upgrade it was sent (from another version) has succeeded, even
    * if its `P/up/ota` with status 4 never arrived. A forced re-install of the same version needs that status 4.
    */
-  private async applyInfos(batch: readonly Info[]): Promise<void> {
+  private async applyInfos(all: readonly Info[]): Promise<void> {
+    const { versions } = await this.activity();
+    const batch = all.filter((i) => versions.has(i.version));
+    if (batch.length === 0) return;
     const now = this.deps.now();
     const res = await this.deps.db.execute(sql`
       update ota_devices r set phase = 'succeeded', status = 4, progress = 100,
@@ -248,6 +279,7 @@ export class OtaReports {
    * upgrade id, so a device that did receive it recognises it; the attempt and its deadline stay.
    */
   private async resendOnConnect(batch: readonly Online[]): Promise<void> {
+    if (!(await this.activity()).dispatched) return;
     const rows = rowsOf<{
       id: number;
       task_id: number;
