@@ -39,7 +39,7 @@ import { authPlugin } from './plugins/auth';
 import { brokerPlugin } from './plugins/broker';
 import { consolePlugin } from './plugins/console';
 import { docsPlugin } from './plugins/docs';
-import { errorHandlerPlugin, sendAppError } from './plugins/error-handler';
+import { clientErrorHandler, errorHandlerPlugin, sendAppError } from './plugins/error-handler';
 import { inputGuardPlugin } from './plugins/input-guard';
 import './plugins/fastify-types';
 import { applySecurityHeaders, securityHeadersPlugin } from './plugins/security-headers';
@@ -73,6 +73,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     trustProxy: config.trustProxy,
     // Error bodies are ours; the request id is in the logs.
     return503OnClosing: true,
+    // Header overflow (431), timeouts and malformed HTTP answer the error body too.
+    clientErrorHandler,
     // Malformed URLs and oversized path parameters are refused by the router before any hook runs.
     frameworkErrors: (err, _request, reply) => {
       applySecurityHeaders(reply);

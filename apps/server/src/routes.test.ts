@@ -1183,6 +1183,69 @@ describe('every API route', () => {
   );
 });
 
+describe('update routes given nothing to update', () => {
+  /** PUT routes whose OpenAPI entry has a JSON body: every update route. */
+  async function updateRoutes(): Promise<RouteCase[]> {
+    const doc = (await t.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>>;
+    };
+    return ROUTES.filter(
+      (r) =>
+        (r.method as string) !== 'GET' &&
+        r.method !== 'POST' &&
+        r.method !== 'DELETE' &&
+        doc.paths[r.path]?.[r.method.toLowerCase()]?.requestBody?.content?.['application/json'] !== undefined,
+    );
+  }
+
+  it('every one answers {} and unknown-only fields with 400 / 10113 on body, never 500', async () => {
+    const routes = await updateRoutes();
+    expect(routes.length).toBeGreaterThan(20);
+    const answers: string[] = [];
+    for (const r of routes) {
+      const token = r.auth === 'admin' ? adminToken : userToken;
+      for (const payload of [{}, { not_a_field: 1 }]) {
+        const res = await t.inject({ method: r.method, url: r.url, token, payload });
+        const body = res.json() as { code?: number; details?: { field: string }[] };
+        const fields = body.details?.map((d) => d.field) ?? [];
+        // Routes with required fields name them instead; either way nothing reaches the service.
+        const ok = res.statusCode === 400 && body.code === 10113 && fields.length > 0;
+        if (!ok) answers.push(`${label(r)} ${JSON.stringify(payload)}: ${res.statusCode} ${res.body}`);
+      }
+    }
+    expect(answers).toEqual([]);
+  });
+
+  it('leaves an existing product and device unchanged', async () => {
+    const pk = `pk_empty_${Date.now()}`;
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/products',
+      token: userToken,
+      payload: { name: 'Empty', product_key: pk },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const sn = `SNEMPTY${Date.now()}`;
+    const dev = await t.inject({
+      method: 'POST',
+      url: '/api/devices',
+      token: userToken,
+      payload: { product_key: pk, sn: [sn] },
+    });
+    expect(dev.statusCode, dev.body).toBe(200);
+    for (const url of [`/api/products/${pk}`, `/api/devices/${sn}`]) {
+      const before = (await t.inject({ method: 'GET', url, token: userToken })).json();
+      const res = await t.inject({ method: 'PUT', url, token: userToken, payload: {} });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(errorOf(res)).toMatchObject({
+        code: 10113,
+        details: [{ field: 'body', message: 'nothing to update: send at least one field' }],
+      });
+      expect((await t.inject({ method: 'GET', url, token: userToken })).json()).toEqual(before);
+    }
+  });
+});
+
 // Health checks, and firmware downloads (devices behind a carrier's NAT share addresses; the token is the gate).
 const FLOOD_GUARDED = ROUTES.filter(
   (r) => r.path !== '/api/health' && r.path !== '/api/ota/download/{token}',

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -16,6 +17,8 @@ function fieldOf(instancePath: string, context: string | undefined): string {
   return path || context || 'body';
 }
 
+const MULTIPART_BROKEN = /unexpected end of multipart data|^Multipart: Boundary not found$/;
+
 /** Maps every failure to the error body of CONTRACT.md; nothing internal leaves a 5xx. */
 export function toAppError(err: FastifyError, request: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
@@ -25,6 +28,10 @@ export function toAppError(err: FastifyError, request: FastifyRequest): AppError
       message: v.message ?? 'invalid',
     }));
     return new AppError(10113, 400, undefined, details);
+  }
+  // Busboy's errors carry no code: a multipart body that breaks off before its closing boundary, or has none.
+  if (!err.code && MULTIPART_BROKEN.test(err.message)) {
+    return new AppError(40003, 400, 'The multipart body is incomplete or malformed');
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -38,8 +45,9 @@ export function toAppError(err: FastifyError, request: FastifyRequest): AppError
   }
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    // Fastify's own 4xx texts describe the request, not the server; safe to pass on.
-    return new AppError(100, status === 404 ? 404 : 400, err.message);
+    // Fastify's own 4xx texts describe the request, not the server; safe to pass on, under a code of the table.
+    if (status === 404) return new AppError(10106, 404, err.message);
+    return new AppError(10113, 400, undefined, [{ field: 'request', message: err.message }]);
   }
   request.log.error({ err }, 'unexpected error');
   return new AppError(10101);
@@ -57,3 +65,38 @@ export const errorHandlerPlugin = fp(
 );
 
 export const sendAppError = send;
+
+/**
+ * Errors of the HTTP parser, before any request exists (Fastify's `clientErrorHandler`): headers over Node's
+ * `--max-http-header-size` (431), a request not read in time (408), malformed HTTP (400). Answered on the socket
+ * with the error body of CONTRACT.md, as Fastify's default would answer with its own shape.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has no one to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status: number;
+  let reason: string;
+  let body: ErrorBody;
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    [status, reason] = [431, 'Request Header Fields Too Large'];
+    body = {
+      code: 10113,
+      message: 'Request headers too large',
+      details: [{ field: 'headers', message: 'the request headers exceed the size limit' }],
+    };
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [status, reason] = [408, 'Request Timeout'];
+    body = { code: 40003, message: 'The request was not received in time' };
+  } else {
+    [status, reason] = [400, 'Bad Request'];
+    body = { code: 40003, message: 'Malformed HTTP request' };
+  }
+  if (socket.writable) {
+    const json = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`,
+    );
+  }
+  socket.destroy(err);
+}
