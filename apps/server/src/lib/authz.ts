@@ -24,15 +24,18 @@ export const ROUTE_ACCESS: readonly RouteAccess[] = ['public', 'optional', 'user
 /** What a route that declares nothing gets. */
 export const DEFAULT_ROUTE_ACCESS: RouteAccess = 'user';
 
+/** The part of a caller the device rules read (a WebSocket viewer has no session of its own here). */
+export type Subject = Pick<Actor, 'uid' | 'role' | 'scopes'>;
+
 // --- the record of questions asked ------------------------------------------------------------------------------
 
 /** The questions the layer answers; the route test checks that every signed-in route asked one. */
-export type AccessQuestion = 'route' | 'admin' | 'device' | 'owner' | 'scope' | 'self';
+export type AccessQuestion = 'route' | 'admin' | 'device' | 'owner' | 'scope' | 'self' | 'catalogue';
 
 /** Off (undefined) unless a test turns it on: then every question is appended with the uid it was asked for. */
 let trace: { uid: number; question: AccessQuestion }[] | undefined;
 
-function note(actor: Actor, question: AccessQuestion): void {
+function note(actor: Subject, question: AccessQuestion): void {
   trace?.push({ uid: actor.uid, question });
 }
 
@@ -53,7 +56,11 @@ export function takeAccessQuestions(uid: number): Set<AccessQuestion> {
 
 // --- roles, scopes, routes --------------------------------------------------------------------------------------
 
-export const isAdmin = (actor: Actor): boolean => actor.role === 'admin';
+/** Whether the actor is an admin (for rules that widen what an admin sees, e.g. every user's rows). */
+export function isAdmin(actor: Actor): boolean {
+  note(actor, 'admin');
+  return actor.role === 'admin';
+}
 
 /**
  * Administration (users, platforms, firmware, SIM providers, settings) is for admins signed in as themselves: an
@@ -95,16 +102,37 @@ export function actingOnSelf(actor: Actor): number {
   return actor.uid;
 }
 
+/**
+ * What every signed-in caller may read alike (platform names to bind a product to, packages on sale, the menu of
+ * their role): declared here so the decision is the layer's and visible in one place.
+ */
+export function openToSignedIn(actor: Actor): void {
+  note(actor, 'catalogue');
+}
+
 // --- owned rows ---------------------------------------------------------------------------------------------------
+
+/**
+ * Who owns a row the actor creates (a product, command, template, alert rule or contact): the actor. An access key
+ * will create rows for the user who holds it, and this is where that is decided.
+ */
+export function ownerOfNew(actor: Actor): number {
+  note(actor, 'owner');
+  return actor.uid;
+}
 
 /** The part of an owned row the rules look at (`uid` null: nobody's, which only admins see). */
 export interface OwnedRow {
   uid: number | null;
 }
 
-/** Whether the actor may see and change a row owned through its `uid` column: its owner, or an admin. */
-export function owns(actor: Actor, row: OwnedRow): boolean {
+/**
+ * Whether the actor may see and change a row owned through its `uid` column: its owner, or an admin. False for a
+ * missing row, so a caller can ask before telling "missing" from "not yours" (and then answer both alike).
+ */
+export function owns(actor: Actor, row: OwnedRow | undefined): boolean {
   note(actor, 'owner');
+  if (!row) return false;
   return actor.role === 'admin' || (row.uid !== null && row.uid === actor.uid);
 }
 
@@ -175,7 +203,7 @@ function scopeCap(scopes: readonly AccessScope[]): number {
  * The one rule for devices: admins may do anything, owners anything but administration, a share gives what it
  * says, and scopes (an access key) cap the result.
  */
-export function deviceRight(actor: Actor, device: DeviceAccessRow): DeviceRight {
+export function deviceRight(actor: Subject, device: DeviceAccessRow): DeviceRight {
   note(actor, 'device');
   let rank = RANK.none;
   if (actor.role === 'admin') rank = RANK.admin;
@@ -185,19 +213,19 @@ export function deviceRight(actor: Actor, device: DeviceAccessRow): DeviceRight 
   return byRank(rank);
 }
 
-export const hasDeviceRight = (actor: Actor, device: DeviceAccessRow, need: DeviceRight): boolean =>
+export const hasDeviceRight = (actor: Subject, device: DeviceAccessRow, need: DeviceRight): boolean =>
   RANK[deviceRight(actor, device)] >= RANK[need];
 
 /** See the device, its properties, raw messages and log. */
-export const canView = (actor: Actor, device: DeviceAccessRow): boolean =>
+export const canView = (actor: Subject, device: DeviceAccessRow): boolean =>
   hasDeviceRight(actor, device, 'view');
 
 /** Send it commands and configuration. */
-export const canControl = (actor: Actor, device: DeviceAccessRow): boolean =>
+export const canControl = (actor: Subject, device: DeviceAccessRow): boolean =>
   hasDeviceRight(actor, device, 'control');
 
 /** Change, unbind or delete it. */
-export const canManage = (actor: Actor, device: DeviceAccessRow): boolean =>
+export const canManage = (actor: Subject, device: DeviceAccessRow): boolean =>
   hasDeviceRight(actor, device, 'owner');
 
 /**

@@ -1,19 +1,15 @@
-import type { Role } from '@cellhub/contract/routes';
+import { canView, type Subject } from '../lib/authz';
 import type { Audience } from './event-bus';
 
 /** The part of a signed-in user the audience rule looks at. */
-export interface Viewer {
-  uid: number;
-  role: Role;
-}
+export type Viewer = Subject;
 
 /**
- * The one rule for who receives a device event: its owner, and every admin. Shares (a later issue) extend
- * `Audience` and this function; nothing else decides.
+ * Who receives a device event: whoever may view the device (lib/authz.ts: its owner and every admin; shares, a
+ * later issue, extend `Audience` with the shared uids and the layer's `shared` right).
  */
 export function mayReceive(viewer: Viewer, audience: Audience): boolean {
-  if (viewer.role === 'admin') return true;
-  return audience.uid !== null && audience.uid === viewer.uid;
+  return canView(viewer, { uid: audience.uid });
 }
 
 /**

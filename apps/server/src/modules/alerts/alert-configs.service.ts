@@ -10,7 +10,7 @@ import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword, ownedPage } from '../../lib/paging';
-import { findVisibleOwned } from '../../lib/authz';
+import { findVisibleOwned, ownerOfNew } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { assertOwnContacts, contactRefs } from './alert-contacts.service';
 import { assertOwnTriggers, triggerRefs } from './alert-triggers.service';
@@ -141,11 +141,13 @@ export async function createConfig(
   actor: Actor,
   input: AlertConfigParsed,
 ): Promise<AlertConfigItem> {
-  const intervalS = await check(deps, actor.uid, input);
+  // The new configuration's owner is the one whose contacts it may name.
+  const owner = ownerOfNew(actor);
+  const intervalS = await check(deps, owner, input);
   const row = await deps.db.transaction(async (tx) => {
     const [created] = await tx
       .insert(alertConfigs)
-      .values({ ...columns(input, intervalS), uid: actor.uid })
+      .values({ ...columns(input, intervalS), uid: owner })
       .returning();
     if (!created) throw new AppError(10109);
     await replaceLinks(tx, created.id, input);

@@ -13,7 +13,7 @@ import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword, ownedPage } from '../../lib/paging';
-import { findVisibleOwned } from '../../lib/authz';
+import { findVisibleOwned, ownerOfNew } from '../../lib/authz';
 import { normalizePhone } from '../../lib/phone';
 import { writeAudit } from '../audit/audit.service';
 import { sendNow } from '../notify/notify.service';
@@ -153,7 +153,7 @@ export async function createContact(
   const row = await deps.db.transaction(async (tx) => {
     const [created] = await tx
       .insert(alertContacts)
-      .values({ ...values, uid: actor.uid })
+      .values({ ...values, uid: ownerOfNew(actor) })
       .returning();
     if (!created) throw new AppError(10109);
     await writeAudit(tx, {

@@ -12,7 +12,7 @@ import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword } from '../../lib/paging';
-import { findVisibleOwned, ownerFilter } from '../../lib/authz';
+import { findVisibleOwned, ownerFilter, ownerOfNew } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { accessibleDevice } from '../devices/device-access';
 import { devices } from '../devices/devices.table';
@@ -250,7 +250,7 @@ export async function createTrigger(
   const row = await deps.db.transaction(async (tx) => {
     const [created] = await tx
       .insert(alertTriggers)
-      .values({ ...rowValues(input, deviceId, key), uid: actor.uid })
+      .values({ ...rowValues(input, deviceId, key), uid: ownerOfNew(actor) })
       .returning();
     if (!created) throw new AppError(10109);
     await replaceContacts(tx, created.id, input.contact_ids);

@@ -3,6 +3,7 @@ import type { LoginBody, LoginPhoneBody, LoginResult, RegisterBody } from '@cell
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import { newToken, sha256Hex } from '../../lib/crypto';
+import { actingOnSelf } from '../../lib/authz';
 import type { Actor, Deps, RequestContext } from '../../lib/deps';
 import { hashPassword, verifyPassword } from '../../lib/password';
 import { normalizePhone } from '../../lib/phone';
@@ -174,7 +175,12 @@ export async function logout(deps: Deps, actor: Actor): Promise<void> {
       .update(sessions)
       .set({ revokedAt: now })
       .where(and(eq(sessions.id, actor.sessionId), isNull(sessions.revokedAt)));
-    await writeAudit(tx, { uid: actor.uid, action: 'sign_out', target: `user:${actor.uid}`, ip: actor.ip });
+    await writeAudit(tx, {
+      uid: actingOnSelf(actor),
+      action: 'sign_out',
+      target: `user:${actor.uid}`,
+      ip: actor.ip,
+    });
   });
   // Open /api/ws sockets of this session close now, on every instance, not at the next periodic check.
   deps.events.sessionsEnded({ sessionId: actor.sessionId });

@@ -3,6 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { LoginResult, WechatTicket } from '@cellhub/contract/auth';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { actingOnSelf } from '../../lib/authz';
 import type { Actor, Deps, RequestContext } from '../../lib/deps';
 import { DEFAULT_MAX_BYTES, outboundFetch } from '../../lib/outbound';
 import { writeAudit } from '../audit/audit.service';
@@ -52,7 +53,8 @@ async function createTicket(
 }
 
 export const createLoginTicket = (deps: Deps, ctx: RequestContext) => createTicket(deps, ctx, 'login', null);
-export const createBindTicket = (deps: Deps, actor: Actor) => createTicket(deps, actor, 'bind', actor.uid);
+export const createBindTicket = (deps: Deps, actor: Actor) =>
+  createTicket(deps, actor, 'bind', actingOnSelf(actor));
 
 async function liveTicket(deps: Deps, ticket: string, purpose: 'login' | 'bind', uid: number | null) {
   const [row] = await deps.db.select().from(wechatTickets).where(eq(wechatTickets.ticket, ticket));
@@ -90,12 +92,12 @@ export async function pollLoginTicket(deps: Deps, ctx: RequestContext, ticket: s
 
 /** GET /api/user/wechat/qr/:ticket: the binding was done by the callback; this confirms it once. */
 export async function pollBindTicket(deps: Deps, actor: Actor, ticket: string): Promise<void> {
-  await liveTicket(deps, ticket, 'bind', actor.uid);
+  await liveTicket(deps, ticket, 'bind', actingOnSelf(actor));
   if (!(await consumeTicket(deps, ticket))) throw new AppError(20123);
 }
 
 export async function unbindWechat(deps: Deps, actor: Actor): Promise<void> {
-  const user = await findUserById(deps.db, actor.uid);
+  const user = await findUserById(deps.db, actingOnSelf(actor));
   if (!user?.wechatOpenid) throw new AppError(10118);
   await deps.db.transaction(async (tx) => {
     await tx.update(users).set({ wechatOpenid: null }).where(eq(users.id, actor.uid));

@@ -12,7 +12,7 @@ import {
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import { AppError } from '../../lib/app-error';
 import { countPerId, likeKeyword, ownedPage } from '../../lib/paging';
-import { findVisibleOwned } from '../../lib/authz';
+import { findVisibleOwned, ownerOfNew } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { mergeIntoDeviceConfig } from '../device-config/device-config.service';
@@ -75,7 +75,7 @@ export async function createConfigTemplate(
   const row = await deps.db.transaction(async (tx) => {
     const [made] = await tx
       .insert(configTemplates)
-      .values({ uid: actor.uid, name: body.name, description: body.description, config: body.config })
+      .values({ uid: ownerOfNew(actor), name: body.name, description: body.description, config: body.config })
       .returning();
     if (!made) throw new AppError(10109);
     await writeAudit(tx, {

@@ -197,8 +197,8 @@ interface TargetDevice {
  */
 async function usableProduct(deps: Deps, actor: Actor, productKey: string): Promise<void> {
   const product = await findProductByKey(deps.db, productKey);
-  if (!product) throw new AppError(10107);
   if (owns(actor, product)) return;
+  if (!product) throw new AppError(10107);
   const [own] = await deps.db
     .select({ id: devices.id })
     .from(devices)

@@ -78,7 +78,7 @@ export async function platformsRoutes(app: FastifyInstance): Promise<void> {
         response: responses(z.array(platformOption), ...SIGNED_IN),
       },
     },
-    async () => ok(await listPlatformOptions(app.deps)),
+    async (req) => ok(await listPlatformOptions(app.deps, actorOf(req))),
   );
 
   r.get(

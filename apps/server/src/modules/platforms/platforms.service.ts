@@ -10,7 +10,7 @@ import {
 } from '@cellhub/contract/platforms';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
-import { requireAdmin } from '../../lib/authz';
+import { openToSignedIn, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { products } from '../products/products.table';
@@ -112,7 +112,9 @@ export async function listPlatforms(
 }
 
 /** Names and types only, for any signed-in user binding a product. */
-export async function listPlatformOptions(deps: Deps): Promise<PlatformOption[]> {
+/** Names and types only, for binding a product: every signed-in user may read them. */
+export async function listPlatformOptions(deps: Deps, actor: Actor): Promise<PlatformOption[]> {
+  openToSignedIn(actor);
   const rows = await deps.db
     .select({ id: platforms.id, name: platforms.name, platform_type: platforms.platformType })
     .from(platforms)

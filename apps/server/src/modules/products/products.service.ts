@@ -12,7 +12,7 @@ import {
 import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
-import { ownerFilter, visibleOwned } from '../../lib/authz';
+import { ownerFilter, ownerOfNew, visibleOwned } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { writeDeviceLog } from '../device-log/device-log.service';
@@ -172,7 +172,7 @@ export async function createProduct(
           name: input.name,
           productKey,
           productSecret: deps.box.encrypt(secret, secretContext(productKey)),
-          uid: actor.uid,
+          uid: ownerOfNew(actor),
           nodetype: input.nodetype,
           protocol: input.protocol,
           dataformat: input.dataformat,

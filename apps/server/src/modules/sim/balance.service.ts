@@ -16,7 +16,7 @@ import type {
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
-import { isAdmin, requireAdmin } from '../../lib/authz';
+import { actingOnSelf, isAdmin, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
@@ -73,7 +73,7 @@ export async function changeBalance(
 
 /** Whose balance an actor asks for: their own, or (admins) anyone's. Users asking for another uid get 10107. */
 function subject(actor: Actor, uid: number | undefined): number {
-  if (uid === undefined || uid === actor.uid) return actor.uid;
+  if (uid === undefined || uid === actor.uid) return actingOnSelf(actor);
   if (!isAdmin(actor)) throw new AppError(10107);
   return uid;
 }

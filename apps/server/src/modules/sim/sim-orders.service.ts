@@ -15,7 +15,7 @@ import type {
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
-import { isAdmin, ownerFilter, requireAdmin, visibleOwned } from '../../lib/authz';
+import { actingOnSelf, isAdmin, ownerFilter, ownerOfNew, requireAdmin, visibleOwned } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
@@ -222,8 +222,9 @@ export async function createOrder(
   input: CreateParsed,
   idempotencyKey: string | undefined,
 ): Promise<OrderDetail> {
+  const buyer = ownerOfNew(actor);
   if (idempotencyKey) {
-    const existing = await byIdempotencyKey(deps.db, actor.uid, idempotencyKey);
+    const existing = await byIdempotencyKey(deps.db, buyer, idempotencyKey);
     if (existing) return replay(deps, actor, existing, input);
   }
   const now = deps.now();
@@ -257,7 +258,7 @@ export async function createOrder(
         .insert(simOrders)
         .values({
           orderNo: `pending-${now.getTime()}-${Math.random().toString(36).slice(2)}`,
-          uid: actor.uid,
+          uid: buyer,
           packageId: pkg.id,
           packageName: pkg.name,
           packageCode: pkg.code,
@@ -387,7 +388,7 @@ export async function payOrder(deps: Deps, actor: Actor, id: number, payKey?: st
     const [order] = await tx
       .select()
       .from(simOrders)
-      .where(and(eq(simOrders.id, id), eq(simOrders.uid, actor.uid)))
+      .where(and(eq(simOrders.id, id), eq(simOrders.uid, actingOnSelf(actor))))
       .for('update');
     if (!order) throw new AppError(10107);
     if (order.status === 'paid') return;

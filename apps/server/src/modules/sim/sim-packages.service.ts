@@ -75,7 +75,8 @@ export async function findPackage(db: DbOrTx, id: number): Promise<SimPackageRow
 /** Users see packages on sale only; anything else answers like a missing package. */
 async function visiblePackage(deps: Deps, actor: Actor, id: number): Promise<SimPackageRow> {
   const row = await findPackage(deps.db, id);
-  if (!row || (!isAdmin(actor) && !row.onSale)) throw new AppError(10107);
+  // isAdmin first, so the layer is asked whether or not the package exists.
+  if (!(isAdmin(actor) || row?.onSale) || !row) throw new AppError(10107);
   return row;
 }
 

@@ -13,7 +13,7 @@ import type { CommandType } from '@cellhub/contract/protocol';
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error';
 import { countPerId, likeKeyword, ownedPage } from '../../lib/paging';
-import { findVisibleOwned } from '../../lib/authz';
+import { findVisibleOwned, ownerOfNew } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import type { Actor, Deps } from '../../lib/deps';
 import { deviceCommands } from '../commands/commands.table';
@@ -85,7 +85,13 @@ export async function createUserCommand(
   const row = await deps.db.transaction(async (tx) => {
     const [made] = await tx
       .insert(userCommands)
-      .values({ uid: actor.uid, name: body.name, type: body.type, data, description: body.description })
+      .values({
+        uid: ownerOfNew(actor),
+        name: body.name,
+        type: body.type,
+        data,
+        description: body.description,
+      })
       .returning();
     if (!made) throw new AppError(10109);
     await writeAudit(tx, {

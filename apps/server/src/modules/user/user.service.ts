@@ -7,6 +7,7 @@ import type {
 } from '@cellhub/contract/auth';
 import { menuNamesForRole } from '@cellhub/contract/routes';
 import { AppError } from '../../lib/app-error';
+import { actingOnSelf, openToSignedIn } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { hashPassword, verifyPassword } from '../../lib/password';
 import { normalizePhone } from '../../lib/phone';
@@ -18,7 +19,7 @@ import { users, type UserRow } from '../users/users.table';
 
 /** The caller's own row; a session whose account vanished is simply signed out. */
 async function self(deps: Deps, actor: Actor): Promise<UserRow> {
-  const user = await findUserById(deps.db, actor.uid);
+  const user = await findUserById(deps.db, actingOnSelf(actor));
   if (!user) throw new AppError(10102);
   return user;
 }
@@ -59,6 +60,7 @@ export async function getUserInfo(deps: Deps, actor: Actor): Promise<UserInfo> {
 }
 
 export function getMenu(actor: Actor): string[] {
+  openToSignedIn(actor);
   return menuNamesForRole(actor.role);
 }
 
