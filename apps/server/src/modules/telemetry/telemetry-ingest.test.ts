@@ -101,6 +101,27 @@ describe('telemetry ingest', () => {
     }
   });
 
+  it('emits config.reported after a stored config report, and no command.replied for an unknown command', async () => {
+    const seen: string[] = [];
+    const offs = [
+      t.app.deps.events.on('config.reported', (e) => seen.push(`config ${e.device.sn} v${e.config.version}`)),
+      t.app.deps.events.on('command.replied', (e) => seen.push(`reply ${e.reply.id}`)),
+    ];
+    try {
+      const rejected0 = t.app.gateway.stats.rejected;
+      await t.app.gateway.uplink(
+        device,
+        'cmd_reply',
+        Buffer.from(JSON.stringify({ id: 'never-sent', code: 0 })),
+      );
+      expect(t.app.gateway.stats.rejected).toBe(rejected0 + 1);
+      await t.app.gateway.uplink(device, 'config', Buffer.from(JSON.stringify({ version: 3, config: {} })));
+      expect(seen).toEqual([`config ${device.sn} v3`]);
+    } finally {
+      for (const off of offs) off();
+    }
+  });
+
   it('has the OTA engine answer ota.report (one answerer), and acknowledges a report only with its answer', async () => {
     // The OTA plugin answers on a running app; a second answerer would split the reports, so it is refused.
     expect(() => t.app.deps.events.answer('ota.report', () => Promise.resolve({ ok: true }))).toThrow(
