@@ -10,7 +10,6 @@ export const pureTests = [
   'src/config.test.ts',
   'src/pure-tests.test.ts',
   'src/gateway/device-auth.test.ts',
-  'src/gateway/property-parse.test.ts',
   'src/gateway/mqtt5/translate.test.ts',
   'src/jobs/batch-queue.test.ts',
   'src/import-cycles.test.ts',
@@ -27,5 +26,6 @@ export const pureTests = [
   'src/modules/sim/providers/one-nce.adapter.test.ts',
   'src/modules/sim/providers/onelink.adapter.test.ts',
   'src/modules/sim/providers/registry.test.ts',
+  'src/modules/telemetry/property-parse.test.ts',
   'src/realtime/event-bus.test.ts',
 ];
