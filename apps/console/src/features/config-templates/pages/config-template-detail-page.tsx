@@ -1,21 +1,9 @@
 import { configTemplateBody, type ConfigApplySummary } from '@cellhub/contract/config-templates';
-import {
-  Badge,
-  Button,
-  Card,
-  Form,
-  Input,
-  Message,
-  Space,
-  Spin,
-  Table,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
+import { Button, Card, Form, Input, Message, Spin, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { IconCheck, IconSave } from '@arco-design/web-react/icon';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import DevicePicker from '../../../components/device-picker';
+import { LiveRunCard, RunHistoryCard, TargetsCard } from '../../../components/run-cards';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -197,53 +185,37 @@ function ApplySection({ id }: { id: number }) {
 
   return (
     <>
-      <Card bordered={false} title={t('configTemplate.apply.title')}>
-        <div className={templateStyles.hint}>{t('configTemplate.apply.hint')}</div>
-        <div className={styles.sendRow}>
-          <div className={styles.sendPicker}>
-            <DevicePicker
-              value={targets}
-              onChange={setTargets}
-              placeholder={t('configTemplate.apply.targets.placeholder')}
-              onlineText={t('configTemplate.online')}
-              offlineText={t('configTemplate.offline')}
-            />
-          </div>
-          <Button type="primary" icon={<IconCheck />} loading={run.isPending} onClick={() => void submit()}>
-            {t('configTemplate.apply.button')}
-          </Button>
-        </div>
-      </Card>
-      <Card
-        bordered={false}
+      <TargetsCard
+        title={t('configTemplate.apply.title')}
+        hint={<div className={templateStyles.hint}>{t('configTemplate.apply.hint')}</div>}
+        targets={targets}
+        onTargets={setTargets}
+        placeholder={t('configTemplate.apply.targets.placeholder')}
+        onlineText={t('configTemplate.online')}
+        offlineText={t('configTemplate.offline')}
+        action={{
+          label: t('configTemplate.apply.button'),
+          icon: <IconCheck />,
+          loading: run.isPending,
+          onRun: () => void submit(),
+        }}
+      />
+      <LiveRunCard
         title={t('configTemplate.progress.title')}
-        extra={
-          sns.length > 0 && (
-            <Space size={6}>
-              <Badge
-                status={live === 'open' ? 'processing' : 'default'}
-                text={t('configTemplate.progress.live')}
-              />
-            </Space>
-          )
-        }
+        following={sns.length > 0}
+        live={live === 'open'}
+        liveText={t('configTemplate.progress.live')}
       >
         <ApplyProgress apply={apply} />
-      </Card>
-      <Card bordered={false} title={t('configTemplate.history.title')}>
-        <Table<ConfigApplySummary>
-          rowKey="id"
-          size="small"
-          columns={columns}
-          data={applies?.data ?? []}
-          pagination={{
-            current: page,
-            pageSize: 10,
-            total: applies?.total ?? 0,
-            onChange: (c: number) => setPage(c),
-          }}
-        />
-      </Card>
+      </LiveRunCard>
+      <RunHistoryCard<ConfigApplySummary>
+        title={t('configTemplate.history.title')}
+        columns={columns}
+        data={applies?.data ?? []}
+        total={applies?.total ?? 0}
+        page={page}
+        onPage={setPage}
+      />
     </>
   );
 }

@@ -1,20 +1,17 @@
 import type { UserCommandRunSummary } from '@cellhub/contract/user-commands';
 import {
-  Badge,
   Button,
   Card,
   Descriptions,
   Message,
-  Space,
   Spin,
-  Table,
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
 import { IconEdit, IconSend } from '@arco-design/web-react/icon';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import DevicePicker from '../../../components/device-picker';
+import { LiveRunCard, RunHistoryCard, TargetsCard } from '../../../components/run-cards';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -128,52 +125,36 @@ export default function UserCommandDetailPage() {
           )}
         </Spin>
       </Card>
-      <Card bordered={false} title={t('userCommand.detail.sendTitle')}>
-        <div className={styles.sendRow}>
-          <div className={styles.sendPicker}>
-            <DevicePicker
-              value={targets}
-              onChange={setTargets}
-              placeholder={t('userCommand.detail.targets.placeholder')}
-              onlineText={t('userCommand.online')}
-              offlineText={t('userCommand.offline')}
-            />
-          </div>
-          <Button type="primary" icon={<IconSend />} loading={send.isPending} onClick={() => void submit()}>
-            {t('userCommand.detail.sendButton')}
-          </Button>
-        </div>
-      </Card>
-      <Card
-        bordered={false}
+      <TargetsCard
+        title={t('userCommand.detail.sendTitle')}
+        targets={targets}
+        onTargets={setTargets}
+        placeholder={t('userCommand.detail.targets.placeholder')}
+        onlineText={t('userCommand.online')}
+        offlineText={t('userCommand.offline')}
+        action={{
+          label: t('userCommand.detail.sendButton'),
+          icon: <IconSend />,
+          loading: send.isPending,
+          onRun: () => void submit(),
+        }}
+      />
+      <LiveRunCard
         title={t('userCommand.detail.results')}
-        extra={
-          waiting && (
-            <Space size={6}>
-              <Badge
-                status={live === 'open' ? 'processing' : 'default'}
-                text={t('userCommand.detail.live')}
-              />
-            </Space>
-          )
-        }
+        following={waiting}
+        live={live === 'open'}
+        liveText={t('userCommand.detail.live')}
       >
         <RunResults run={run} />
-      </Card>
-      <Card bordered={false} title={t('userCommand.detail.history')}>
-        <Table<UserCommandRunSummary>
-          rowKey="id"
-          size="small"
-          columns={runColumns}
-          data={runs?.data ?? []}
-          pagination={{
-            current: page,
-            pageSize: 10,
-            total: runs?.total ?? 0,
-            onChange: (current: number) => setPage(current),
-          }}
-        />
-      </Card>
+      </LiveRunCard>
+      <RunHistoryCard<UserCommandRunSummary>
+        title={t('userCommand.detail.history')}
+        columns={runColumns}
+        data={runs?.data ?? []}
+        total={runs?.total ?? 0}
+        page={page}
+        onPage={setPage}
+      />
     </PageContainer>
   );
 }
