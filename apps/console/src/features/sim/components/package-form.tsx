@@ -21,15 +21,14 @@ import {
   InputNumber,
   Message,
   Radio,
-  Result,
   Select,
   Space,
-  Spin,
   Switch,
 } from '@arco-design/web-react';
 import { IconLock } from '@arco-design/web-react/icon';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { editPageState, showFieldErrors } from '../../../components/form-states';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
@@ -137,32 +136,22 @@ export default function PackageForm({ id }: { id?: number }) {
         }
       } else if (e.code === 60007) {
         form.setFields({ code: { error: { message: e.message } } });
-      } else if (e.code === 10113 && Array.isArray(e.details)) {
-        for (const d of e.details as { field: string; message: string }[]) {
-          form.setFields({
-            [d.field === 'price_fen' ? 'price' : d.field]: { error: { message: d.message } },
-          });
-        }
+      } else if (showFieldErrors(form, e, { field: (f) => (f === 'price_fen' ? 'price' : f) })) {
+        return;
       } else if (e.httpStatus !== 403) {
         Message.error(e.message);
       }
     }
   };
 
-  if (id && existing.isError) {
-    return (
-      <PageContainer>
-        <Card bordered={false}>
-          <Result
-            status="404"
-            title={t('sim.package.notFound')}
-            extra={<Button onClick={() => void navigate('/card-admin/package')}>{t('sim.back')}</Button>}
-          />
-        </Card>
-      </PageContainer>
-    );
-  }
-  if (id && existing.isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
+  const state = editPageState({
+    editing: Boolean(id),
+    loading: existing.isLoading,
+    failed: existing.isError,
+    notFound: t('sim.package.notFound'),
+    back: { to: '/card-admin/package', label: t('sim.back') },
+  });
+  if (state) return state;
 
   // In use: the locked fields show their value with a lock (the server would answer 60001).
   const lock = inUse ? { disabled: true, suffix: <IconLock /> } : {};

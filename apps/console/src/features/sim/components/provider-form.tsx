@@ -17,14 +17,13 @@ import {
   InputNumber,
   Message,
   Radio,
-  Result,
   Select,
   Space,
-  Spin,
   Switch,
 } from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { editPageState, showFieldErrors } from '../../../components/form-states';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
@@ -128,31 +127,22 @@ export default function ProviderForm({ id }: { id?: number }) {
       else void navigate(`/card-admin/provider/edit/${saved.id}`);
     } catch (e) {
       if (!(e instanceof ApiError)) return;
-      if (e.code === 10113 && Array.isArray(e.details)) {
-        for (const d of e.details as { field: string; message: string }[]) {
-          const message = d.message === 'required' ? t('sim.field.required') : d.message;
-          form.setFields({ [d.field]: { error: { message } } });
-        }
+      if (showFieldErrors(form, e, { message: (m) => (m === 'required' ? t('sim.field.required') : m) })) {
+        return;
       } else if (e.httpStatus !== 403) {
         setError(e.message);
       }
     }
   };
 
-  if (id && existing.isError) {
-    return (
-      <PageContainer>
-        <Card bordered={false}>
-          <Result
-            status="404"
-            title={t('sim.provider.notFound')}
-            extra={<Button onClick={() => void navigate('/card-admin/provider')}>{t('sim.back')}</Button>}
-          />
-        </Card>
-      </PageContainer>
-    );
-  }
-  if (id && existing.isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
+  const state = editPageState({
+    editing: Boolean(id),
+    loading: existing.isLoading,
+    failed: existing.isError,
+    notFound: t('sim.provider.notFound'),
+    back: { to: '/card-admin/provider', label: t('sim.back') },
+  });
+  if (state) return state;
 
   const remote = kind !== 'manual';
   const cardCount = existing.data?.card_count ?? 0;

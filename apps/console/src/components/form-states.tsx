@@ -1,0 +1,66 @@
+import { Button, Card, Result, Spin } from '@arco-design/web-react';
+import type { ReactNode } from 'react';
+import { useNavigate } from 'react-router';
+import { ApiError } from '../lib/request';
+import { PageContainer } from './page-container';
+
+/**
+ * What an edit page shows before its form: a spinner while the record loads, or "not found" with a way back.
+ * Answers null when the form can show (creating, or the record is here).
+ */
+export function editPageState({
+  editing,
+  loading,
+  failed,
+  notFound,
+  back,
+}: {
+  editing: boolean;
+  loading: boolean;
+  failed: boolean;
+  notFound: ReactNode;
+  back: { to: string; label: ReactNode };
+}): ReactNode {
+  if (!editing) return null;
+  if (failed) return <NotFound title={notFound} back={back} />;
+  if (loading) return <Spin style={{ display: 'block', margin: 48 }} />;
+  return null;
+}
+
+function NotFound({ title, back }: { title: ReactNode; back: { to: string; label: ReactNode } }) {
+  const navigate = useNavigate();
+  return (
+    <PageContainer>
+      <Card bordered={false}>
+        <Result
+          status="404"
+          title={title}
+          extra={<Button onClick={() => void navigate(back.to)}>{back.label}</Button>}
+        />
+      </Card>
+    </PageContainer>
+  );
+}
+
+/**
+ * Puts the server's field-level refusals (10113 with `details: [{ field, message }]`) under their fields. `field`
+ * maps a body field to the form's (price_fen -> price), `message` rewrites a text. Answers whether it did.
+ */
+export function showFieldErrors(
+  form: { setFields: (fields: Record<string, { error: { message: string } }>) => void },
+  e: unknown,
+  map: { field?: (name: string) => string; message?: (text: string) => string } = {},
+): boolean {
+  if (!(e instanceof ApiError) || e.code !== 10113 || !Array.isArray(e.details)) return false;
+  const details = (e.details as { field?: unknown; message?: unknown }[]).filter(
+    (d): d is { field: string; message?: unknown } => typeof d.field === 'string',
+  );
+  if (details.length === 0) return false;
+  for (const d of details) {
+    const text = typeof d.message === 'string' ? d.message : e.message;
+    form.setFields({
+      [map.field?.(d.field) ?? d.field]: { error: { message: map.message?.(text) ?? text } },
+    });
+  }
+  return true;
+}
