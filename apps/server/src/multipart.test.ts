@@ -129,4 +129,78 @@ describe('a multipart upload that breaks off', () => {
     const cards = await t.inject({ method: 'GET', url: '/api/card-admin/cards', token: admin });
     expect((cards.json() as { total: number }).total).toBe(0);
   });
+
+  it('refuses NUL in file names, form fields and file cells (400, never 500)', async () => {
+    const sim = 89860000000000000000n;
+    let n = 0;
+    const iccid = () => String(sim + BigInt(++n));
+    const routes = [
+      {
+        url: `/api/firmware/${firmwareId}/versions`,
+        get fields() {
+          return { version: `2.0.${++n}` };
+        },
+        ext: 'bin',
+        // Binary (NUL and high bytes), or the store refuses it as text.
+        content: () => '\u0000\u0001\u0002fw\u0000\u00ff\u0000',
+      },
+      {
+        url: `/api/devices/import?product_key=${pk}`,
+        fields: {},
+        ext: 'csv',
+        content: () => `sn\nSNMP${++n}\n`,
+      },
+      {
+        url: '/api/card-admin/cards/batch',
+        fields: {},
+        ext: 'csv',
+        content: () => `iccid,operator\n${iccid()},cmcc\n`,
+      },
+      {
+        url: '/api/card-admin/usage/import',
+        fields: {},
+        ext: 'csv',
+        content: () => `iccid,date,used_mb\n${iccid()},2026-01-01,1\n`,
+      },
+    ];
+    const answers: string[] = [];
+    const send = (url: string, fields: Record<string, string>, filename: string, content: string) =>
+      t.inject({
+        method: 'POST',
+        url,
+        token: admin,
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        payload: Buffer.concat([
+          Buffer.from(head(fields, filename, 'application/octet-stream')),
+          Buffer.from(content),
+          Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+        ]),
+      });
+    for (const r of routes) {
+      // The well-formed upload is taken, so the refusals below are about the bad character alone.
+      const good = await send(r.url, r.fields, `good.${r.ext}`, r.content());
+      expect(good.statusCode, `${r.url}: ${good.body}`).toBe(200);
+      // Multipart is bytes, not JSON: an unpaired surrogate has no UTF-8 form (an encoder sends U+FFFD, ordinary
+      // text), so NUL is the character that can arrive.
+      for (const bad of ['\u0000']) {
+        const cases: [string, Record<string, string>, string, string][] = [
+          ['filename', r.fields, `a${bad}b.${r.ext}`, r.content()],
+        ];
+        if (r.ext === 'bin') cases.push(['field', { version: `2${bad}` }, `fw.${r.ext}`, r.content()]);
+        cases.push(['cell', r.fields, `c.${r.ext}`, r.content().replace('\n', `${bad}\n`)]);
+        for (const [what, fields, filename, content] of cases) {
+          const res = await send(r.url, fields, filename, content);
+          const label = `${r.url} ${what} ${JSON.stringify(bad)}`;
+          const code = res.statusCode >= 400 && res.statusCode < 500 ? errorOf(res).code : undefined;
+          // Firmware bytes are opaque: a NUL in them is content, not text.
+          const firmwareCell = what === 'cell' && r.ext === 'bin';
+          const expected = what === 'cell' ? code !== undefined : code === 10113;
+          if (!firmwareCell && !expected) {
+            answers.push(`${label}: ${res.statusCode} ${res.body}`);
+          }
+        }
+      }
+    }
+    expect(answers).toEqual([]);
+  });
 });

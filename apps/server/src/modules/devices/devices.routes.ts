@@ -19,6 +19,7 @@ import {
   snParams,
 } from '@cellhub/contract/devices';
 import { deviceRegisterBody, deviceRegisterResult } from '@cellhub/contract/protocol';
+import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { AppError, formError } from '../../lib/app-error';
 import { actorOf, requestContext } from '../../plugins/auth';
@@ -176,6 +177,8 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
       try {
         const file = await req.file();
         if (!file) throw formError('file', 'required');
+        // Multipart fields never reach the JSON guard (input-guard.ts): the same text rule, here.
+        if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
         rows = await readImportFile(await file.toBuffer(), file.filename);
       } catch (err) {
         // The multipart limits (file size, part counts) all answer 413.

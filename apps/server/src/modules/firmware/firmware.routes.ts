@@ -21,7 +21,8 @@ import {
   usableFirmwareQuery,
   usableFirmwareVersion,
 } from '@cellhub/contract/firmware';
-import { AppError } from '../../lib/app-error';
+import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
+import { AppError, formError } from '../../lib/app-error';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
 import {
@@ -227,6 +228,8 @@ export async function firmwareRoutes(app: FastifyInstance): Promise<void> {
       }
       if (!file) throw new AppError(10113, 400, undefined, [{ field: 'file', message: 'required' }]);
       try {
+        // Multipart fields never reach the JSON guard (input-guard.ts); the text fields are the contract's text().
+        if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
         const fields = firmwareVersionUploadFields.safeParse(fieldValues(file));
         if (!fields.success) throw fieldsError(fields.error);
         return ok(

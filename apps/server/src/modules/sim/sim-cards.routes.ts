@@ -23,6 +23,7 @@ import {
   simUsageQuery,
   simUsageSeries,
 } from '@cellhub/contract/sim';
+import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
 import { AppError, formError } from '../../lib/app-error';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
@@ -59,6 +60,8 @@ async function uploadedTable(
   try {
     const file = await req.file();
     if (!file) throw formError('file', 'required');
+    // The file name is stored with the import; the JSON guard (input-guard.ts) never sees multipart fields.
+    if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
     const buf = await file.toBuffer();
     return {
       filename: file.filename,
