@@ -3,7 +3,7 @@
  * acts on a device (telemetry, logs, commands, configuration, alerts, OTA) imports this instead of the devices
  * service, and no service imports another in a circle.
  */
-import { and, eq, type SQL } from 'drizzle-orm';
+import { eq, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { type DeviceRight, deviceListFilter, requireDeviceRight } from '../../lib/authz';
 import type { Actor } from '../../lib/deps';
@@ -26,7 +26,3 @@ export async function accessibleDevice(
 
 /** The devices the actor may see, as a WHERE over the unaliased `devices` table (none for admins). */
 export const visibleDevices = (actor: Actor): SQL | undefined => deviceListFilter(actor, devices.uid);
-
-/** `visibleDevices` and one more condition. */
-export const visibleDevicesWhere = (actor: Actor, condition: SQL | undefined): SQL | undefined =>
-  and(visibleDevices(actor), condition);
