@@ -165,6 +165,98 @@ describe(`restart in the middle of a rollout (${onPostgres ? 'PostgreSQL' : 'PGl
   }, 120_000);
 });
 
+describe(`an engine killed in the middle of a dispatch (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  let store: Awaited<ReturnType<typeof sharedStore>>;
+  beforeAll(async () => {
+    store = await sharedStore();
+  });
+  afterAll(() => store.drop());
+
+  it('dispatches each device exactly once and forgets none', async () => {
+    const config = { dataDir: store.dataDir, databaseUrl: store.databaseUrl };
+    const sns = Array.from({ length: 20 }, (_, i) => `KIL-${String(i + 1).padStart(2, '0')}`);
+    let first: TestApp | undefined = await buildTestApp({ config });
+    let second: TestApp | undefined;
+    const generations: OtaTestDevice[][] = [];
+    try {
+      const admin = await first.adminToken();
+      const fx = await otaFixture(first, admin, admin, sns, { size: 2048 });
+      const devs = fx.devices.map((d) => new OtaTestDevice(first!, d));
+      generations.push(devs);
+      for (const d of devs) {
+        d.behaviour = 'accept-only';
+        await d.connect();
+      }
+      await eventually(async () => {
+        const list = data<{ online: number }[]>(
+          await first!.inject({
+            method: 'GET',
+            url: `/api/devices?per_page=100&product_key=${fx.productKey}`,
+            token: admin,
+          }),
+        );
+        return list.filter((d) => d.online === 1).length === 20 ? true : undefined;
+      });
+      // The engine dies in the middle of publishing its first batch: the broker takes four commands (their
+      // devices get them), nothing after that happens, and none of the batch is ever marked sent.
+      const link = first.app.deps.link;
+      const send = link.send.bind(link);
+      let taken = 0;
+      link.send = (productKey, sn, kind, payload) => {
+        if (kind !== 'ota') return send(productKey, sn, kind, payload);
+        if (taken++ < 4) void send(productKey, sn, kind, payload);
+        return new Promise<void>(() => undefined);
+      };
+      first.app.ota.options.publishTimeoutMs = 200;
+      const task = await createTask(first, admin, {
+        name: 'killed',
+        product_key: fx.productKey,
+        version_id: fx.versionId,
+        targets: { type: 'all' },
+        policy: { max_concurrent: 10, failure_threshold: null },
+      });
+      await act(first, admin, task.id, 'start');
+      await eventually(async () => (first!.app.ota.stats.publishTimedOut === 10 ? true : undefined));
+      const early = devs.filter((d) => d.commands.length > 0);
+      expect(early).toHaveLength(4);
+      for (const d of devs) await d.disconnect();
+      await first.close();
+      first = undefined;
+
+      second = await buildTestApp({ config });
+      const admin2 = await second.adminToken();
+      const again = fx.devices.map((d) => new OtaTestDevice(second!, d));
+      generations.push(again);
+      // The ten orphaned sends hold every slot of the task, so nothing is sent while the devices connect (a
+      // command published between a device's CONNACK and its SUBSCRIBE would be lost with its clean session).
+      for (const d of again) await d.connect();
+      // Orphaned sends are published again once this old; the default (30 s) would only slow the test.
+      second.app.ota.options.republishAfterMs = 500;
+      const done = await taskUntil(second, admin2, task.id, (x) => x.status === 'done', 60_000);
+      expect(done).toMatchObject({ device_count: 20, success_count: 20, fail_count: 0 });
+      const rows = byDevice(await taskDevices(second, admin2, task.id));
+      for (const sn of sns) {
+        const row = rows.get(sn);
+        // One attempt each, whatever instance sent it; every copy a device got carries that attempt's id.
+        expect(row, sn).toMatchObject({ phase: 'succeeded', attempts: 1 });
+        const ids = generations
+          .flat()
+          .filter((d) => d.sn === sn)
+          .flatMap((d) => d.commands.map((c) => c.id));
+        expect(new Set(ids), sn).toEqual(new Set([row!.upgrade_id]));
+        // The four the dead engine reached get the same command once more (it was never marked sent); the rest
+        // get theirs once.
+        expect(totalCommands(generations, sn), sn).toBe(early.some((d) => d.sn === sn) ? 2 : 1);
+      }
+      expect(second.app.ota.stats.republished).toBe(10);
+    } finally {
+      await Promise.all(generations.flat().map((d) => d.disconnect()));
+      await first?.close();
+      await second?.close();
+    }
+  }, 180_000);
+});
+
 async function freePort(from: number): Promise<number> {
   for (let port = from; port < from + 40; port++) {
     const ok = await new Promise<boolean>((resolve) => {
