@@ -156,7 +156,9 @@ const otaLine = () => {
   if (o.commands === 0) return '';
   return (
     `  ota: got ${o.commands} ok ${o.succeeded} refused ${o.refused} download-failed ${o.downloadFailed}` +
-    ` update-failed ${o.updateFailed} resumed ${o.resumed} ${(o.downloadBytes / 1048576).toFixed(1)} MB`
+    ` update-failed ${o.updateFailed} resumed ${o.resumed} download-retries ${o.downloadRetries}` +
+    ` ${(o.downloadBytes / 1048576).toFixed(1)} MB` +
+    (o.lastDownloadError ? `  last download error: ${o.lastDownloadError}` : '')
   );
 };
 

@@ -57,6 +57,8 @@ export interface OtaStats {
   succeeded: number;
   /** Duplicate commands (same upgrade id) answered with the status already reached. */
   duplicates: number;
+  /** Why the last download connection failed (network error or answer), for the status line. */
+  lastDownloadError: string;
 }
 
 export const newOtaStats = (): OtaStats => ({
@@ -70,6 +72,7 @@ export const newOtaStats = (): OtaStats => ({
   updateFailed: 0,
   succeeded: 0,
   duplicates: 0,
+  lastDownloadError: '',
 });
 
 export interface OtaCommand {
@@ -87,6 +90,13 @@ function parseCommand(body: Record<string, unknown>): OtaCommand | undefined {
   if (typeof size !== 'number' || typeof checksum !== 'string') return undefined;
   if (algorithm !== 'md5' && algorithm !== 'sha256') return undefined;
   return { id, version, url, size, checksum: checksum.toLowerCase(), algorithm };
+}
+
+/** fetch says only "fetch failed"; the cause (ECONNRESET, a connect timeout) is what an operator needs. */
+function describe(err: unknown): string {
+  const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+  const why = cause ? `: ${cause.code ?? cause.message ?? ''}` : '';
+  return `${(err as Error).message}${why}`;
 }
 
 /** A download answer not worth another try (the token is refused, the range does not fit). */
@@ -177,6 +187,7 @@ export function otaHandler(
         if (part.complete) return image;
         stats.resumed++;
       } catch (err) {
+        stats.lastDownloadError = describe(err);
         if (err instanceof FinalError || attempt >= opts.downloadTries) throw err;
         stats.downloadRetries++;
         await new Promise((r) => setTimeout(r, opts.retryDelayMs * attempt));
@@ -234,10 +245,7 @@ export function otaHandler(
       });
     } catch (err) {
       stats.downloadFailed++;
-      // fetch says only "fetch failed"; the cause (ECONNRESET, a connect timeout) is what an operator needs.
-      const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
-      const why = cause ? `: ${cause.code ?? cause.message ?? ''}` : '';
-      await report(2, { message: `${(err as Error).message}${why}`.slice(0, 200) });
+      await report(2, { message: describe(err).slice(0, 200) });
       return;
     }
     if (random() < opts.failDownload && image.length > 0) {
