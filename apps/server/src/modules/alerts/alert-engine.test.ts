@@ -443,5 +443,7 @@ describe('restart', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two file-backed PGlite databases are created and migrated from scratch (the template dump is for in-memory
+    // ones); on a loaded 2-core machine that alone takes 12-30 s.
+  }, 120_000);
 });
