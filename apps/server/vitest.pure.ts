@@ -12,6 +12,7 @@ export const pureTests = [
   'src/gateway/device-auth.test.ts',
   'src/gateway/mqtt5/translate.test.ts',
   'src/jobs/batch-queue.test.ts',
+  'src/jobs/periodic.test.ts',
   'src/import-cycles.test.ts',
   'src/lib/authz.test.ts',
   'src/lib/crypto.test.ts',
