@@ -79,7 +79,11 @@ export async function startServer(env = {}) {
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`server not healthy after 60 s; see ${logPath}`);
+    if (Date.now() > deadline) {
+      // Left running, it would hold the bench's ports and answer the next run in place of that run's server.
+      child.kill('SIGKILL');
+      throw new Error(`server not healthy after 60 s; see ${logPath}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
