@@ -240,6 +240,7 @@ const enUS: Record<string, string> = {
   'common.more': 'More',
   'common.loading': 'Loading...',
   'common.empty': 'No data',
+  'common.loadFailed': 'Could not load the list',
   'common.operations': 'Operations',
   'common.status': 'Status',
   'common.enabled': 'Enabled',

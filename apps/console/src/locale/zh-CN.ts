@@ -42,6 +42,7 @@ const zhCN: Record<string, string> = {
   'common.more': '更多',
   'common.loading': '加载中...',
   'common.empty': '暂无数据',
+  'common.loadFailed': '加载失败',
   'common.operations': '操作',
   'common.status': '状态',
   'common.enabled': '启用',

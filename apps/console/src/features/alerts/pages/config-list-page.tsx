@@ -1,20 +1,7 @@
 import type { AlertConfigItem } from '@cellhub/contract/alerts';
-import {
-  Button,
-  Card,
-  Divider,
-  Form,
-  Space,
-  Table,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
-import { useState } from 'react';
-import { useNavigate } from 'react-router';
-import { PageContainer } from '../../../components/page-container';
+import { Space, Tag, type TableColumnProps } from '@arco-design/web-react';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { durationText } from '../alert-format';
 import { type SimpleListParams, useConfigList, useDeleteConfig } from '../api';
 import { EditDeleteActions } from '../../../components/row-actions';
@@ -25,16 +12,9 @@ import styles from './alert.module.css';
 /** /alert/config/list: alert configurations (triggers routed to further contacts). */
 export default function ConfigListPage() {
   const t = useLocale(locale);
-  const navigate = useNavigate();
-  const [form] = Form.useForm<{ keyword?: string }>();
-  const [params, setParams] = useState<SimpleListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useConfigList(params);
+  const { form, params, setParams, search } = useKeywordList<SimpleListParams>();
+  const query = useConfigList(params);
   const remove = useDeleteConfig();
-
-  const search = () => {
-    const { keyword } = form.getFieldsValue();
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
-  };
 
   const columns: TableColumnProps<AlertConfigItem>[] = [
     {
@@ -104,29 +84,25 @@ export default function ConfigListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('alert.config.title')}>
-        <div className={styles.help}>{t('alert.config.help')}</div>
+    <ListPage<AlertConfigItem, SimpleListParams>
+      title={t('alert.config.title')}
+      help={t('alert.config.help')}
+      search={
         <KeywordSearchRow
           t={t}
           form={form}
           onSearch={search}
           placeholder={t('alert.config.keyword.placeholder')}
         />
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/alert/config/create')}>
-            {t('alert.config.create')}
-          </Button>
-        </div>
-        <Table<AlertConfigItem>
-          rowKey="id"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) => t('alert.total', { total }))}
-        />
-      </Card>
-    </PageContainer>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('alert.config.create'), to: '/alert/config/create' }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('alert.total', { total })}
+    />
   );
 }

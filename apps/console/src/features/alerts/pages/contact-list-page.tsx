@@ -1,21 +1,8 @@
 import type { AlertContactItem } from '@cellhub/contract/alerts';
-import {
-  Button,
-  Card,
-  Divider,
-  Form,
-  Space,
-  Table,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
-import { useState } from 'react';
-import { useNavigate } from 'react-router';
-import { PageContainer } from '../../../components/page-container';
+import { Space, Tag, type TableColumnProps } from '@arco-design/web-react';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { type SimpleListParams, useContactList, useDeleteContact } from '../api';
 import { VerifiedTag } from '../components/verified-tag';
 import { EditDeleteActions } from '../../../components/row-actions';
@@ -26,16 +13,9 @@ import styles from './alert.module.css';
 /** /alert/contact/list: who receives alerts, and whether their phone and email are verified. */
 export default function ContactListPage() {
   const t = useLocale(locale);
-  const navigate = useNavigate();
-  const [form] = Form.useForm<{ keyword?: string }>();
-  const [params, setParams] = useState<SimpleListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useContactList(params);
+  const { form, params, setParams, search } = useKeywordList<SimpleListParams>();
+  const query = useContactList(params);
   const remove = useDeleteContact();
-
-  const search = () => {
-    const { keyword } = form.getFieldsValue();
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
-  };
 
   const columns: TableColumnProps<AlertContactItem>[] = [
     { title: t('alert.contact.col.name'), dataIndex: 'name' },
@@ -96,28 +76,24 @@ export default function ContactListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('alert.contact.title')}>
+    <ListPage<AlertContactItem, SimpleListParams>
+      title={t('alert.contact.title')}
+      search={
         <KeywordSearchRow
           t={t}
           form={form}
           onSearch={search}
           placeholder={t('alert.contact.keyword.placeholder')}
         />
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/alert/contact/create')}>
-            {t('alert.contact.create')}
-          </Button>
-        </div>
-        <Table<AlertContactItem>
-          rowKey="id"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) => t('alert.total', { total }))}
-        />
-      </Card>
-    </PageContainer>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('alert.contact.create'), to: '/alert/contact/create' }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('alert.total', { total })}
+    />
   );
 }

@@ -1,24 +1,11 @@
 import type { ConfigTemplateItem } from '@cellhub/contract/config-templates';
-import {
-  Button,
-  Card,
-  Divider,
-  Form,
-  Input,
-  Space,
-  Table,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
-import { useState } from 'react';
+import { Button, Form, Input, Space, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { useNavigate } from 'react-router';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { useDeleteTemplate, useTemplateList, type TemplateListParams } from '../api';
 import { fromConfig } from '../config-fields';
 import locale from '../locale';
@@ -27,15 +14,9 @@ import styles from '../../../components/run-page.module.css';
 export default function ConfigTemplateListPage() {
   const t = useLocale(locale);
   const navigate = useNavigate();
-  const [form] = Form.useForm<{ keyword?: string }>();
-  const [params, setParams] = useState<TemplateListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useTemplateList(params);
+  const { form, params, setParams, search } = useKeywordList<TemplateListParams>();
+  const query = useTemplateList(params);
   const remove = useDeleteTemplate();
-
-  const search = () => {
-    const keyword = form.getFieldValue('keyword') as string | undefined;
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
-  };
 
   const columns: TableColumnProps<ConfigTemplateItem>[] = [
     {
@@ -85,8 +66,9 @@ export default function ConfigTemplateListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('configTemplate.title')}>
+    <ListPage<ConfigTemplateItem, TemplateListParams>
+      title={t('configTemplate.title')}
+      search={
         <ListSearchBar form={form} layout="inline" onSearch={search}>
           <Form.Item label={t('configTemplate.keyword')} field="keyword">
             <Input
@@ -97,26 +79,14 @@ export default function ConfigTemplateListPage() {
             />
           </Form.Item>
         </ListSearchBar>
-        <Divider />
-        <div className={styles.toolbar}>
-          <Button
-            type="primary"
-            icon={<IconPlus />}
-            onClick={() => void navigate('/device/config-template/new')}
-          >
-            {t('configTemplate.create')}
-          </Button>
-        </div>
-        <Table<ConfigTemplateItem>
-          rowKey="id"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) =>
-            t('configTemplate.total', { total }),
-          )}
-        />
-      </Card>
-    </PageContainer>
+      }
+      create={{ label: t('configTemplate.create'), to: '/device/config-template/new' }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('configTemplate.total', { total })}
+    />
   );
 }

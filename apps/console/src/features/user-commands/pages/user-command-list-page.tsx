@@ -1,23 +1,11 @@
 import type { UserCommandItem } from '@cellhub/contract/user-commands';
-import {
-  Button,
-  Card,
-  Divider,
-  Form,
-  Input,
-  Table,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
-import { useState } from 'react';
+import { Button, Form, Input, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { useNavigate } from 'react-router';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { useDeleteUserCommand, useUserCommandList, type UserCommandListParams } from '../api';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
@@ -25,15 +13,9 @@ import styles from '../../../components/run-page.module.css';
 export default function UserCommandListPage() {
   const t = useLocale(locale);
   const navigate = useNavigate();
-  const [form] = Form.useForm<{ keyword?: string }>();
-  const [params, setParams] = useState<UserCommandListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useUserCommandList(params);
+  const { form, params, setParams, search } = useKeywordList<UserCommandListParams>();
+  const query = useUserCommandList(params);
   const remove = useDeleteUserCommand();
-
-  const search = () => {
-    const keyword = form.getFieldValue('keyword') as string | undefined;
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
-  };
 
   const columns: TableColumnProps<UserCommandItem>[] = [
     {
@@ -86,8 +68,9 @@ export default function UserCommandListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('userCommand.title')}>
+    <ListPage<UserCommandItem, UserCommandListParams>
+      title={t('userCommand.title')}
+      search={
         <ListSearchBar form={form} layout="inline" onSearch={search}>
           <Form.Item label={t('userCommand.keyword')} field="keyword">
             <Input
@@ -98,26 +81,14 @@ export default function UserCommandListPage() {
             />
           </Form.Item>
         </ListSearchBar>
-        <Divider />
-        <div className={styles.toolbar}>
-          <Button
-            type="primary"
-            icon={<IconPlus />}
-            onClick={() => void navigate('/device/user-command/create')}
-          >
-            {t('userCommand.create')}
-          </Button>
-        </div>
-        <Table<UserCommandItem>
-          rowKey="id"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) =>
-            t('userCommand.total', { total }),
-          )}
-        />
-      </Card>
-    </PageContainer>
+      }
+      create={{ label: t('userCommand.create'), to: '/device/user-command/create' }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('userCommand.total', { total })}
+    />
   );
 }
