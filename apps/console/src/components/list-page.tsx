@@ -72,6 +72,8 @@ export interface ListPageProps<T, P extends PageParams> {
   empty?: ReactNode;
   /** Other Table props (scroll, border, ...). */
   tableProps?: Omit<TableProps<T>, 'rowKey' | 'columns' | 'data' | 'loading' | 'pagination'>;
+  /** Rendered after the card: the page's modals and drawers. */
+  children?: ReactNode;
 }
 
 export function ListPage<T, P extends PageParams>({
@@ -90,6 +92,7 @@ export function ListPage<T, P extends PageParams>({
   total,
   empty,
   tableProps,
+  children,
 }: ListPageProps<T, P>) {
   const t = useLocale();
   const navigate = useNavigate();
@@ -145,6 +148,7 @@ export function ListPage<T, P extends PageParams>({
           pagination={listPagination(params, setParams, query.data?.total, total)}
         />
       </Card>
+      {children}
     </PageContainer>
   );
 }

@@ -1,28 +1,21 @@
 import type { PlatformItem, PlatformType } from '@cellhub/contract/platforms';
 import { PLATFORM_TYPES } from '@cellhub/contract/platforms';
 import {
-  Button,
-  Card,
-  Divider,
   Form,
   Grid,
   Input,
   Message,
   Modal,
   Select,
-  Table,
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
-import { useNavigate } from 'react-router';
+import { ListPage } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { EditDeleteActions } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { ApiError } from '../../../lib/request';
 import { useDeletePlatform, usePlatformList, useSavePlatform, type PlatformListParams } from '../api';
 import PlatformFormFields, {
@@ -54,10 +47,9 @@ function endpointOf(p: PlatformItem): string {
 
 export default function PlatformListPage() {
   const t = useLocale(locale);
-  const navigate = useNavigate();
   const [search] = Form.useForm<{ keyword?: string; platform_type?: PlatformType }>();
   const [params, setParams] = useState<PlatformListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = usePlatformList(params);
+  const query = usePlatformList(params);
   const remove = useDeletePlatform();
   const save = useSavePlatform();
   const [editing, setEditing] = useState<PlatformItem | null>(null);
@@ -132,8 +124,9 @@ export default function PlatformListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('platform.list.title')}>
+    <ListPage<PlatformItem, PlatformListParams>
+      title={t('platform.list.title')}
+      search={
         <ListSearchBar
           form={search}
           labelCol={{ span: 5 }}
@@ -158,22 +151,16 @@ export default function PlatformListPage() {
             </Grid.Col>
           </Grid.Row>
         </ListSearchBar>
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/platform/create')}>
-            {t('platform.create')}
-          </Button>
-        </div>
-        <Table<PlatformItem>
-          rowKey="id"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) =>
-            t('platform.total', { total }),
-          )}
-        />
-      </Card>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('platform.create'), to: '/platform/create' }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('platform.total', { total })}
+    >
       <Modal
         title={t('platform.editTitle')}
         visible={!!editing}
@@ -189,6 +176,6 @@ export default function PlatformListPage() {
           <PlatformFormFields form={form} t={t} editing />
         </Form>
       </Modal>
-    </PageContainer>
+    </ListPage>
   );
 }

@@ -1,25 +1,11 @@
 import type { ProductItem } from '@cellhub/contract/products';
-import {
-  Button,
-  Card,
-  Divider,
-  Form,
-  Grid,
-  Input,
-  Message,
-  Table,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
-import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Form, Grid, Input, Message, Tag, type TableColumnProps } from '@arco-design/web-react';
+import { Link } from 'react-router';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { useDeleteProduct, useProductList, type ProductListParams } from '../api';
 import { deleteRefusal } from '../delete-refusal';
 import locale from '../locale';
@@ -27,16 +13,9 @@ import styles from './product.module.css';
 
 export default function ProductListPage() {
   const t = useLocale(locale);
-  const navigate = useNavigate();
-  const [form] = Form.useForm<{ keyword?: string }>();
-  const [params, setParams] = useState<ProductListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useProductList(params);
+  const { form, params, setParams, search } = useKeywordList<ProductListParams>();
+  const query = useProductList(params);
   const remove = useDeleteProduct();
-
-  const search = () => {
-    const { keyword } = form.getFieldsValue();
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
-  };
 
   const onDelete = (row: ProductItem) =>
     remove.mutateAsync(row.product_key).then(
@@ -110,8 +89,9 @@ export default function ProductListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('product.list.title')}>
+    <ListPage<ProductItem, ProductListParams>
+      title={t('product.list.title')}
+      search={
         <ListSearchBar
           form={form}
           labelCol={{ span: 5 }}
@@ -127,22 +107,15 @@ export default function ProductListPage() {
             </Grid.Col>
           </Grid.Row>
         </ListSearchBar>
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/product/create')}>
-            {t('product.create')}
-          </Button>
-        </div>
-        <Table<ProductItem>
-          rowKey="product_key"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) =>
-            t('product.total', { total }),
-          )}
-        />
-      </Card>
-    </PageContainer>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('product.create'), to: '/product/create' }}
+      rowKey="product_key"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('product.total', { total })}
+    />
   );
 }

@@ -2,8 +2,6 @@ import type { UserListItem } from '@cellhub/contract/auth';
 import {
   Badge,
   Button,
-  Card,
-  Divider,
   Form,
   Grid,
   Input,
@@ -11,15 +9,13 @@ import {
   Popconfirm,
   Select,
   Space,
-  Table,
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
 import { useState } from 'react';
+import { ListPage } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { useUserInfo } from '../../../lib/user';
 import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
 import ResetPasswordModal from '../components/reset-password-modal';
@@ -36,7 +32,7 @@ export default function UserListPage() {
   const t = useLocale(locale);
   const [form] = Form.useForm<Filters>();
   const [params, setParams] = useState<UserListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useUserList(params);
+  const query = useUserList(params);
   const { data: me } = useUserInfo();
   const setDisabled = useSetUserDisabled();
   const [resetting, setResetting] = useState<UserListItem | null>(null);
@@ -132,8 +128,9 @@ export default function UserListPage() {
   ];
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('users.title')}>
+    <ListPage<UserListItem, UserListParams>
+      title={t('users.title')}
+      search={
         <ListSearchBar
           form={form}
           labelCol={{ span: 5 }}
@@ -161,16 +158,16 @@ export default function UserListPage() {
             </Grid.Col>
           </Grid.Row>
         </ListSearchBar>
-        <Divider style={{ marginTop: 0 }} />
-        <Table<UserListItem>
-          rowKey="uid"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          pagination={listPagination(params, setParams, data?.total, (total) => t('users.total', { total }))}
-        />
-      </Card>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      rowKey="uid"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('users.total', { total })}
+    >
       <ResetPasswordModal user={resetting} onClose={() => setResetting(null)} />
-    </PageContainer>
+    </ListPage>
   );
 }
