@@ -1,8 +1,6 @@
 import type { FirmwareItem } from '@cellhub/contract/firmware';
 import {
   Button,
-  Card,
-  Divider,
   Empty,
   Form,
   Grid,
@@ -10,18 +8,15 @@ import {
   Popconfirm,
   Select,
   Space,
-  Table,
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { ListPage } from '../../../components/list-page';
 import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { type FirmwareListParams, useDeleteFirmware, useFirmwareList } from '../api';
 import ProductSelect from '../components/product-select';
 import locale from '../locale';
@@ -38,7 +33,7 @@ export default function FirmwareListPage() {
   const navigate = useNavigate();
   const [form] = Form.useForm<Filters>();
   const [params, setParams] = useState<FirmwareListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching } = useFirmwareList(params);
+  const query = useFirmwareList(params);
   const remove = useDeleteFirmware();
 
   const search = () => {
@@ -161,8 +156,9 @@ export default function FirmwareListPage() {
   );
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('firmware.list.title')}>
+    <ListPage<FirmwareItem, FirmwareListParams>
+      title={t('firmware.list.title')}
+      search={
         <ListSearchBar
           form={form}
           labelCol={{ span: 6 }}
@@ -192,23 +188,16 @@ export default function FirmwareListPage() {
             </Grid.Col>
           </Grid.Row>
         </ListSearchBar>
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/firmware/create')}>
-            {t('firmware.create')}
-          </Button>
-        </div>
-        <Table<FirmwareItem>
-          rowKey="id"
-          loading={isFetching}
-          columns={columns}
-          data={data?.data ?? []}
-          noDataElement={empty}
-          pagination={listPagination(params, setParams, data?.total, (total) =>
-            t('firmware.total', { total }),
-          )}
-        />
-      </Card>
-    </PageContainer>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('firmware.create'), to: '/firmware/create' }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('firmware.total', { total })}
+      empty={empty}
+    />
   );
 }
