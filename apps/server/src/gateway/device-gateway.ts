@@ -16,11 +16,7 @@ import type { Deps } from '../lib/deps';
 import { handleCommandReply, markCommandTimeouts } from '../modules/commands/commands.service';
 import { handleConfigReport, sendExpectedConfig } from '../modules/device-config/device-config.service';
 import { writeDeviceLog } from '../modules/device-log/device-log.service';
-import {
-  addRejected,
-  type ConnectInfo,
-  touchDevices,
-} from '../modules/devices/device-presence.service';
+import { addRejected, type ConnectInfo, touchDevices } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
 import { Rejection } from '../lib/rejection';
