@@ -1,19 +1,15 @@
 import type { AlertConfigItem } from '@cellhub/contract/alerts';
 import { Space, Tag, type TableColumnProps } from '@arco-design/web-react';
-import { ListPage, useKeywordList } from '../../../components/list-page';
 import { useLocale } from '../../../lib/i18n';
 import { durationText } from '../alert-format';
-import { type SimpleListParams, useConfigList, useDeleteConfig } from '../api';
-import { EditDeleteActions } from '../../../components/row-actions';
-import { KeywordSearchRow } from '../components/list-parts';
+import { useConfigList, useDeleteConfig } from '../api';
+import { AlertListPage } from '../components/list-parts';
 import locale from '../locale';
 import styles from './alert.module.css';
 
 /** /alert/config/list: alert configurations (triggers routed to further contacts). */
 export default function ConfigListPage() {
   const t = useLocale(locale);
-  const { form, params, setParams, search } = useKeywordList<SimpleListParams>();
-  const query = useConfigList(params);
   const remove = useDeleteConfig();
 
   const columns: TableColumnProps<AlertConfigItem>[] = [
@@ -69,40 +65,16 @@ export default function ConfigListPage() {
       dataIndex: 'push_mode',
       render: (v: AlertConfigItem['push_mode']) => t(`alert.pushMode.${v}`),
     },
-    {
-      title: t('alert.col.operations'),
-      dataIndex: 'operations',
-      render: (_: unknown, row) => (
-        <EditDeleteActions
-          confirm={t('alert.delete.confirm')}
-          deleted={t('alert.deleted')}
-          edit={`/alert/config/edit/${row.id}`}
-          onDelete={() => remove.mutateAsync(row.id)}
-        />
-      ),
-    },
   ];
 
   return (
-    <ListPage<AlertConfigItem, SimpleListParams>
-      title={t('alert.config.title')}
+    <AlertListPage<AlertConfigItem>
+      t={t}
+      kind="config"
       help={t('alert.config.help')}
-      search={
-        <KeywordSearchRow
-          t={t}
-          form={form}
-          onSearch={search}
-          placeholder={t('alert.config.keyword.placeholder')}
-        />
-      }
-      dividerStyle={{ marginTop: 0 }}
-      create={{ label: t('alert.config.create'), to: '/alert/config/create' }}
-      rowKey="id"
       columns={columns}
-      query={query}
-      params={params}
-      setParams={setParams}
-      total={(total) => t('alert.total', { total })}
+      useList={useConfigList}
+      remove={(id) => remove.mutateAsync(id)}
     />
   );
 }

@@ -1,20 +1,16 @@
 import type { AlertContactItem } from '@cellhub/contract/alerts';
 import { Space, Tag, type TableColumnProps } from '@arco-design/web-react';
-import { ListPage, useKeywordList } from '../../../components/list-page';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { type SimpleListParams, useContactList, useDeleteContact } from '../api';
+import { useContactList, useDeleteContact } from '../api';
 import { VerifiedTag } from '../components/verified-tag';
-import { EditDeleteActions } from '../../../components/row-actions';
-import { KeywordSearchRow } from '../components/list-parts';
+import { AlertListPage } from '../components/list-parts';
 import locale from '../locale';
 import styles from './alert.module.css';
 
 /** /alert/contact/list: who receives alerts, and whether their phone and email are verified. */
 export default function ContactListPage() {
   const t = useLocale(locale);
-  const { form, params, setParams, search } = useKeywordList<SimpleListParams>();
-  const query = useContactList(params);
   const remove = useDeleteContact();
 
   const columns: TableColumnProps<AlertContactItem>[] = [
@@ -61,39 +57,15 @@ export default function ContactListPage() {
       dataIndex: 'createdat',
       render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
     },
-    {
-      title: t('alert.col.operations'),
-      dataIndex: 'operations',
-      render: (_: unknown, row) => (
-        <EditDeleteActions
-          confirm={t('alert.delete.confirm')}
-          deleted={t('alert.deleted')}
-          edit={`/alert/contact/edit/${row.id}`}
-          onDelete={() => remove.mutateAsync(row.id)}
-        />
-      ),
-    },
   ];
 
   return (
-    <ListPage<AlertContactItem, SimpleListParams>
-      title={t('alert.contact.title')}
-      search={
-        <KeywordSearchRow
-          t={t}
-          form={form}
-          onSearch={search}
-          placeholder={t('alert.contact.keyword.placeholder')}
-        />
-      }
-      dividerStyle={{ marginTop: 0 }}
-      create={{ label: t('alert.contact.create'), to: '/alert/contact/create' }}
-      rowKey="id"
+    <AlertListPage<AlertContactItem>
+      t={t}
+      kind="contact"
       columns={columns}
-      query={query}
-      params={params}
-      setParams={setParams}
-      total={(total) => t('alert.total', { total })}
+      useList={useContactList}
+      remove={(id) => remove.mutateAsync(id)}
     />
   );
 }
