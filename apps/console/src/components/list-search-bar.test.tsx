@@ -56,4 +56,20 @@ describe('ListSearchBar', () => {
     expect(screen.getAllByText('All kinds').length).toBeGreaterThan(0);
     expect((input as HTMLInputElement).maxLength).toBe(64);
   });
+
+  it('grid="half" puts the filters two to a row with left-aligned labels', () => {
+    function Half() {
+      const [form] = Form.useForm<{ keyword?: string; kind?: string }>();
+      return (
+        <ListSearchBar form={form} grid="half" onSearch={() => undefined}>
+          <KeywordFilter span={12} label="Keyword" placeholder="kw" onSearch={() => undefined} />
+          <ChoiceFilter span={12} label="Kind" field="kind" placeholder="All kinds" options={[]} />
+        </ListSearchBar>
+      );
+    }
+    const { container } = render(<Half />);
+    const row = container.querySelector('form .arco-row');
+    expect(row?.querySelectorAll(':scope > .arco-col-12')).toHaveLength(2);
+    expect(container.querySelectorAll('.arco-form-label-item-left')).toHaveLength(2);
+  });
 });

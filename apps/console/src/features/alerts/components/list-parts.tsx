@@ -1,40 +1,10 @@
 /** The keyword-filtered list page the alert configuration and contact lists share. */
-import { Form, type FormInstance, Grid, Input, type TableColumnProps } from '@arco-design/web-react';
+import type { TableColumnProps } from '@arco-design/web-react';
 import { ListPage, useKeywordList, type ListQuery } from '../../../components/list-page';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { EditDeleteActions } from '../../../components/row-actions';
 import type { Translate } from '../../../lib/i18n';
 import type { SimpleListParams } from '../api';
-
-function KeywordSearchRow({
-  t,
-  form,
-  onSearch,
-  placeholder,
-}: {
-  t: Translate;
-  form: FormInstance<{ keyword?: string }>;
-  onSearch: () => void;
-  placeholder: string;
-}) {
-  return (
-    <ListSearchBar
-      form={form}
-      labelCol={{ span: 5 }}
-      wrapperCol={{ span: 19 }}
-      labelAlign="left"
-      onSearch={onSearch}
-    >
-      <Grid.Row gutter={24}>
-        <Grid.Col span={12}>
-          <Form.Item label={t('alert.keyword')} field="keyword">
-            <Input placeholder={placeholder} allowClear maxLength={64} />
-          </Form.Item>
-        </Grid.Col>
-      </Grid.Row>
-    </ListSearchBar>
-  );
-}
 
 /**
  * `/alert/<kind>/list`: title, keyword row, create button, the kind's columns and an Edit/Delete column, all named
@@ -74,12 +44,14 @@ export function AlertListPage<T extends { id: number }>({
       title={t(`alert.${kind}.title`)}
       help={help}
       search={
-        <KeywordSearchRow
-          t={t}
-          form={form}
-          onSearch={search}
-          placeholder={t(`alert.${kind}.keyword.placeholder`)}
-        />
+        <ListSearchBar form={form} grid="half" onSearch={search}>
+          <KeywordFilter
+            span={12}
+            label={t('alert.keyword')}
+            placeholder={t(`alert.${kind}.keyword.placeholder`)}
+            onSearch={search}
+          />
+        </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}
       create={{ label: t(`alert.${kind}.create`), to: `/alert/${kind}/create` }}

@@ -1,18 +1,9 @@
 import type { PlatformItem, PlatformType } from '@cellhub/contract/platforms';
 import { PLATFORM_TYPES } from '@cellhub/contract/platforms';
-import {
-  Form,
-  Grid,
-  Input,
-  Message,
-  Modal,
-  Select,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
+import { Form, Message, Modal, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { useState } from 'react';
 import { ListPage } from '../../../components/list-page';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { EditDeleteActions } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -127,29 +118,20 @@ export default function PlatformListPage() {
     <ListPage<PlatformItem, PlatformListParams>
       title={t('platform.list.title')}
       search={
-        <ListSearchBar
-          form={search}
-          labelCol={{ span: 5 }}
-          wrapperCol={{ span: 19 }}
-          labelAlign="left"
-          onSearch={apply}
-        >
-          <Grid.Row gutter={24}>
-            <Grid.Col span={12}>
-              <Form.Item label={t('platform.keyword')} field="keyword">
-                <Input placeholder={t('platform.keyword.placeholder')} allowClear maxLength={64} />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={12}>
-              <Form.Item label={t('platform.type')} field="platform_type">
-                <Select
-                  allowClear
-                  placeholder={t('platform.type.all')}
-                  options={PLATFORM_TYPES.map((v) => ({ value: v, label: t(`platform.type.${v}`) }))}
-                />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
+        <ListSearchBar form={search} grid="half" onSearch={apply}>
+          <KeywordFilter
+            span={12}
+            label={t('platform.keyword')}
+            placeholder={t('platform.keyword.placeholder')}
+            onSearch={apply}
+          />
+          <ChoiceFilter
+            span={12}
+            label={t('platform.type')}
+            field="platform_type"
+            placeholder={t('platform.type.all')}
+            options={PLATFORM_TYPES.map((v) => ({ value: v, label: t(`platform.type.${v}`) }))}
+          />
         </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}

@@ -1,8 +1,8 @@
 import type { ProductItem } from '@cellhub/contract/products';
-import { Form, Grid, Input, Message, Tag, type TableColumnProps } from '@arco-design/web-react';
+import { Message, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { Link } from 'react-router';
 import { ListPage, useKeywordList } from '../../../components/list-page';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -92,20 +92,13 @@ export default function ProductListPage() {
     <ListPage<ProductItem, ProductListParams>
       title={t('product.list.title')}
       search={
-        <ListSearchBar
-          form={form}
-          labelCol={{ span: 5 }}
-          wrapperCol={{ span: 19 }}
-          labelAlign="left"
-          onSearch={search}
-        >
-          <Grid.Row gutter={24}>
-            <Grid.Col span={12}>
-              <Form.Item label={t('product.keyword')} field="keyword">
-                <Input placeholder={t('product.keyword.placeholder')} allowClear maxLength={64} />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
+        <ListSearchBar form={form} grid="half" onSearch={search}>
+          <KeywordFilter
+            span={12}
+            label={t('product.keyword')}
+            placeholder={t('product.keyword.placeholder')}
+            onSearch={search}
+          />
         </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}

@@ -3,18 +3,15 @@ import {
   Badge,
   Button,
   Form,
-  Grid,
-  Input,
   Message,
   Popconfirm,
-  Select,
   Space,
   Tag,
   type TableColumnProps,
 } from '@arco-design/web-react';
 import { useState } from 'react';
 import { ListPage } from '../../../components/list-page';
-import { ListSearchBar } from '../../../components/list-search-bar';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
 import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
@@ -131,32 +128,23 @@ export default function UserListPage() {
     <ListPage<UserListItem, UserListParams>
       title={t('users.title')}
       search={
-        <ListSearchBar
-          form={form}
-          labelCol={{ span: 5 }}
-          wrapperCol={{ span: 19 }}
-          labelAlign="left"
-          onSearch={search}
-        >
-          <Grid.Row gutter={24}>
-            <Grid.Col span={12}>
-              <Form.Item label={t('users.keyword')} field="keyword">
-                <Input placeholder={t('users.keyword.placeholder')} allowClear maxLength={64} />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={12}>
-              <Form.Item label={t('users.status')} field="disabled">
-                <Select
-                  placeholder={t('users.status.all')}
-                  allowClear
-                  options={[
-                    { label: t('users.status.enabled'), value: '0' },
-                    { label: t('users.status.disabled'), value: '1' },
-                  ]}
-                />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
+        <ListSearchBar form={form} grid="half" onSearch={search}>
+          <KeywordFilter
+            span={12}
+            label={t('users.keyword')}
+            placeholder={t('users.keyword.placeholder')}
+            onSearch={search}
+          />
+          <ChoiceFilter
+            span={12}
+            label={t('users.status')}
+            field="disabled"
+            placeholder={t('users.status.all')}
+            options={[
+              { label: t('users.status.enabled'), value: '0' },
+              { label: t('users.status.disabled'), value: '1' },
+            ]}
+          />
         </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}
