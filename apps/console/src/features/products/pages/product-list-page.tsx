@@ -32,7 +32,11 @@ export default function ProductListPage() {
     {
       title: t('product.col.name'),
       dataIndex: 'name',
-      render: (v: string, row) => <Link to={`/product/detail/${row.product_key}`}>{v}</Link>,
+      render: (v: string, row) => (
+        <Link className={styles.nowrap} to={`/product/detail/${row.product_key}`}>
+          {v}
+        </Link>
+      ),
     },
     {
       title: t('product.col.productKey'),
@@ -42,7 +46,7 @@ export default function ProductListPage() {
     {
       title: t('product.col.nodetype'),
       dataIndex: 'nodetype',
-      render: (v: string) => t(`product.nodetype.${v}`),
+      render: (v: string) => <span className={styles.nowrap}>{t(`product.nodetype.${v}`)}</span>,
     },
     {
       title: t('product.col.protocol'),
@@ -58,7 +62,7 @@ export default function ProductListPage() {
             {v}
           </Tag>
         ) : (
-          <span className={styles.muted}>{t('product.none')}</span>
+          <span className={`${styles.muted} ${styles.nowrap}`}>{t('product.none')}</span>
         ),
     },
     { title: t('product.col.devices'), dataIndex: 'device_count' },
@@ -76,6 +80,9 @@ export default function ProductListPage() {
     {
       title: t('product.col.operations'),
       dataIndex: 'operations',
+      // Kept in view at the right while narrow screens scroll the other columns (1280 px with the menu open).
+      fixed: 'right',
+      width: 190,
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={`/product/edit/${row.product_key}`}
@@ -109,6 +116,7 @@ export default function ProductListPage() {
       params={params}
       setParams={setParams}
       total={(total) => t('product.total', { total })}
+      tableProps={{ scroll: { x: 'max-content' } }}
     />
   );
 }
