@@ -11,6 +11,9 @@ import { ProtocolFront } from '../gateway/mqtt5/protocol-front';
 import { AppError } from '../lib/app-error';
 import { sendAppError } from './error-handler';
 
+/** Pending TCP connections the MQTT listener queues (bench/RESULTS.md, OTA rollout: the connect storm). */
+const MQTT_LISTEN_BACKLOG = 4096;
+
 /** What the rest of the server sees of MQTT, embedded or external. The device gateway builds on it (issue 3). */
 export interface BrokerHandle {
   kind: 'embedded' | 'external';
@@ -54,7 +57,10 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ port, host }, () => {
+      // A reconnect storm (a cell tower comes back: thousands of DTUs at once) arrives faster than one busy event
+      // loop accepts; with Node's default backlog (511) the kernel drops SYNs and devices see resets and CONNACK
+      // timeouts, then retry and make the storm worse. The kernel caps this at net.core.somaxconn.
+      server.listen({ port, host, backlog: MQTT_LISTEN_BACKLOG }, () => {
         server.off('error', reject);
         resolve();
       });
