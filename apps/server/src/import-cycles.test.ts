@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -6,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 /**
  * No module of the server imports itself back through others. A circle (devices -> products -> platforms ->
  * device-log -> devices was one) makes load order matter and every part of it move together; the authorisation
- * layer (lib/authz.ts, modules/devices/device-access.ts) exists so none is needed. Type-only imports are erased by
- * the compiler and do not count; tests and src/test/ are left out.
+ * layer (lib/authz.ts, modules/devices/device-access.ts) exists so none is needed. Type-only imports count too:
+ * the compiler erases them, but a circle of types still ties its files together for the reader, and it becomes a
+ * load-order circle the day one of its imports brings a value (shared types belong in a leaf module, as
+ * modules/notify/delivery.ts is for the notification adapters). Tests and src/test/ are left out.
  */
 const root = path.resolve(__dirname);
 
@@ -31,19 +34,7 @@ function resolve(from: string, spec: string): string | undefined {
   return undefined;
 }
 
-/** Whether an import or export declaration brings a value in at run time. */
-function isValueEdge(st: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
-  if (ts.isExportDeclaration(st)) return !st.isTypeOnly;
-  const clause = st.importClause;
-  if (!clause) return true; // a side-effect import
-  if (clause.isTypeOnly) return false;
-  if (clause.name) return true;
-  const bindings = clause.namedBindings;
-  if (!bindings || ts.isNamespaceImport(bindings)) return true;
-  return bindings.elements.length === 0 || bindings.elements.some((e) => !e.isTypeOnly);
-}
-
-/** The value imports of each file, to files of this tree. */
+/** The imports (and re-exports) of each file to files of this tree, type-only ones included. */
 export function importGraph(files: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
@@ -51,7 +42,7 @@ export function importGraph(files: string[]): Map<string, string[]> {
     const deps: string[] = [];
     for (const st of sf.statements) {
       if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier) continue;
-      if (!ts.isStringLiteral(st.moduleSpecifier) || !isValueEdge(st)) continue;
+      if (!ts.isStringLiteral(st.moduleSpecifier)) continue;
       const spec = st.moduleSpecifier.text;
       if (!spec.startsWith('.')) continue;
       const target = resolve(file, spec);
@@ -114,6 +105,26 @@ describe('server imports', () => {
         ]),
       ),
     ).toEqual([]);
+  });
+
+  it('counts type-only imports and re-exports as edges', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cellhub-cycles-'));
+    try {
+      const file = (name: string, text: string) => {
+        writeFileSync(path.join(dir, name), text);
+        return path.join(dir, name);
+      };
+      const a = file('a.ts', "import type { B } from './b';\nexport interface A { b?: B }\n");
+      const b = file('b.ts', "import { type C } from './c';\nexport interface B { c?: C }\n");
+      const c = file('c.ts', "export type { A } from './a';\nexport interface C { n: number }\n");
+      const graph = importGraph([a, b, c]);
+      expect(graph.get(a)).toEqual([b]);
+      expect(graph.get(b)).toEqual([c]);
+      expect(graph.get(c)).toEqual([a]);
+      expect(cycles(graph).map((x) => x.sort())).toEqual([[a, b, c].sort()]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('form no circle', () => {

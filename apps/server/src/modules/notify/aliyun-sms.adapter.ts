@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SmsSettings } from '@cellhub/contract/system-settings';
+import type { DeliveryResult, OutgoingMessage } from './delivery';
 import { DeliveryError, NotConfiguredError } from './delivery-error';
 import { callProvider, type CallLimits, excerpt } from './http';
-import type { DeliveryResult, OutgoingMessage } from './notify.channels';
 import {
   aliyunCanonicalQuery,
   aliyunPercentEncode,

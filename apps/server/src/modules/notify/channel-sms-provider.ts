@@ -1,5 +1,5 @@
 import type { SmsProvider, SmsTemplate } from '../../lib/sms';
-import type { ChannelDeps } from './notify.channels';
+import type { ChannelDeps } from './delivery';
 import { sendNow } from './notify.service';
 
 /**

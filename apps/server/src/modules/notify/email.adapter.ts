@@ -1,7 +1,7 @@
 import type { EmailSettings } from '@cellhub/contract/system-settings';
 import nodemailer from 'nodemailer';
+import type { DeliveryResult, OutgoingMessage } from './delivery';
 import { DeliveryError, NotConfiguredError } from './delivery-error';
-import type { DeliveryResult, OutgoingMessage } from './notify.channels';
 
 interface SmtpError extends Error {
   code?: string;

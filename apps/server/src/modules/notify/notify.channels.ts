@@ -1,8 +1,8 @@
 import { appendFile } from 'node:fs/promises';
 import { AppError } from '../../lib/app-error';
-import type { Deps } from '../../lib/deps';
 import { type ChannelSettings, loadChannelSettings } from '../system-settings/channel-settings';
 import { sendAliyunSms } from './aliyun-sms.adapter';
+import type { ChannelDeps, DeliveryResult, OutgoingMessage } from './delivery';
 import { NotConfiguredError } from './delivery-error';
 import { sendEmail } from './email.adapter';
 import { callLimits } from './http';
@@ -11,23 +11,6 @@ import type { DeliveryRow } from './notify.table';
 import { sendWechatTemplate } from './wechat.adapter';
 
 export { DeliveryError, NotConfiguredError } from './delivery-error';
-
-export type ChannelDeps = Pick<Deps, 'db' | 'box' | 'config' | 'log' | 'now'>;
-
-export interface DeliveryResult {
-  providerMessageId?: string;
-}
-
-/** What an adapter sends: a delivery row's message, with a stable reference for the provider's own records. */
-export interface OutgoingMessage {
-  to: string;
-  template: DeliveryRow['template'];
-  subject: string | null;
-  body: string;
-  params: Record<string, string>;
-  /** `cellhub-<delivery id>`: Aliyun OutId, Tencent SessionContext, the email's Message-ID left part. */
-  reference: string;
-}
 
 export const messageOf = (row: DeliveryRow): OutgoingMessage => ({
   to: row.recipient,

@@ -3,7 +3,8 @@ import type { DeliveryItem } from '@cellhub/contract/system-settings';
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
-import { type ChannelDeps, DeliveryError, deliver, messageOf, notConfigured } from './notify.channels';
+import type { ChannelDeps } from './delivery';
+import { DeliveryError, deliver, messageOf, notConfigured } from './notify.channels';
 import { type DeliveryRow, notifyDeliveries, type NotifyChannel, type NotifyTemplate } from './notify.table';
 
 export { notifyDeliveries, type DeliveryRow, type NotifyChannel, type NotifyTemplate } from './notify.table';

@@ -2,7 +2,8 @@ import { and, asc, eq, gt, gte, inArray, lt, notInArray, or, sql } from 'drizzle
 import type { DbOrTx } from '../../db/client';
 import { backoffMs as jobBackoffMs } from '../../jobs/backoff';
 import { type JobKind, JobWorker, type WakeChannels } from '../../jobs/worker';
-import { type ChannelDeps, DeliveryError, deliver } from './notify.channels';
+import type { ChannelDeps } from './delivery';
+import { DeliveryError, deliver } from './notify.channels';
 import { registerLocalWorker } from './notify.service';
 import { type DeliveryRow, notifyDeliveries } from './notify.table';
 

@@ -1,7 +1,7 @@
 import type { SmsSettings } from '@cellhub/contract/system-settings';
+import type { DeliveryResult, OutgoingMessage } from './delivery';
 import { DeliveryError, NotConfiguredError } from './delivery-error';
 import { callProvider, type CallLimits, excerpt } from './http';
-import type { DeliveryResult, OutgoingMessage } from './notify.channels';
 import { tc3Sign } from './sms-signatures';
 import { orderedParams, smsTemplateCode } from './templates';
 

@@ -1,6 +1,6 @@
 import { DeliveryError, NotConfiguredError } from './delivery-error';
 import { callLimits, callProvider, excerpt } from './http';
-import type { ChannelDeps, DeliveryResult, OutgoingMessage } from './notify.channels';
+import type { ChannelDeps, DeliveryResult, OutgoingMessage } from './delivery';
 import { getSetting, setSetting } from '../system-settings/system-settings.service';
 
 export interface WechatApp {
