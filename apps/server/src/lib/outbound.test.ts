@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkTarget,
+  connectOutbound,
   isPublicAddress,
   openOutbound,
   OutboundError,
@@ -121,6 +122,15 @@ afterAll(async () => {
 beforeEach(() => {
   resolved = [];
 });
+
+/** Polls until `check` holds (a positive condition, not a fixed wait). */
+async function eventually(check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 async function failure(promise: Promise<unknown>): Promise<OutboundError> {
   const err = await promise.then(
@@ -274,6 +284,112 @@ describe('hostile targets', () => {
     expect(await (await outboundFetch(byNet)(`http://internal.example:${allowed.port}/ok`)).text()).toBe(
       'hello',
     );
+  });
+});
+
+describe('hostile TCP hosts (the SMTP server of the email channel)', () => {
+  const P = () => victim.port;
+  // Each names the victim listener on 127.0.0.1 (or another inside address) as an admin could type it as the
+  // SMTP host; none may be connected to.
+  const hosts: [string, string, () => number][] = [
+    ['dotted loopback', '127.0.0.1', P],
+    ['short form', '127.1', P],
+    ['one decimal number', '2130706433', P],
+    ['hex parts', '0x7f.1', P],
+    ['one hex number', '0x7f000001', P],
+    ['one octal number', '017700000001', P],
+    ['octal first part', '0177.0.0.1', P],
+    ['zero-padded parts', '127.000.000.001', P],
+    ['trailing dot', '127.0.0.1.', P],
+    ['localhost (system resolver)', 'localhost', P],
+    ['LOCALHOST upper case', 'LOCALHOST', P],
+    ['0.0.0.0', '0.0.0.0', P],
+    ['bare 0', '0', P],
+    ['IPv6 loopback', '::1', P],
+    ['IPv4-mapped loopback', '::ffff:127.0.0.1', P],
+    ['IPv6 unique local', 'fd12:3456::1', P],
+    ['IPv6 link-local', 'fe80::1', P],
+    ['private 10/8', '10.0.0.1', () => 25],
+    ['private 172.16/12', '172.16.5.4', () => 587],
+    ['private 192.168/16', '192.168.1.1', () => 465],
+    ['cloud metadata', '169.254.169.254', () => 80],
+    ['carrier-grade NAT', '100.64.0.1', () => 25],
+    ['name resolving to loopback', 'internal.example', P],
+    ['name with a public and a private answer', 'mixed.example', P],
+    ['name resolving to a mapped address', 'mapped.example', P],
+    ['name resolving to the metadata service', 'metadata.example', () => 25],
+    ['name resolving to NAT64 of link-local', 'nat64.example', P],
+    ['name resolving to unique local', 'ula.example', P],
+    ['name resolving to CGNAT', 'cgnat.example', P],
+    ['allowed address, other port', '127.0.0.1', P],
+  ];
+
+  it.each(hosts)('refuses %s', async (_name, host, port) => {
+    const err = await failure(connectOutbound(policy(), host, port()));
+    expect(err.kind).toBe('refused');
+    expect(err.message).toBe('the host is a private or local address');
+    expect(err.toAppError('host')).toMatchObject({ code: 40004, httpStatus: 400 });
+    expect(victim.connections()).toBe(0);
+  });
+
+  it.each([
+    ['with a port', '127.0.0.1:25', 25],
+    ['with credentials', 'user@127.0.0.1', 25],
+    ['with a path', '127.0.0.1/x', 25],
+    ['with a space', 'smtp example', 25],
+    ['empty', '', 25],
+    ['port 0', 'smtp.example.com', 0],
+    ['port out of range', 'smtp.example.com', 70000],
+  ])('refuses a host %s as input (10113)', async (_name, host, port) => {
+    const err = await failure(connectOutbound(policy(), host, port));
+    expect(err.kind).toBe('invalid_url');
+    expect(err.toAppError('host').code).toBe(10113);
+    expect(victim.connections()).toBe(0);
+  });
+
+  it('checks the address at connect time: a DNS answer that changes after the check is refused', async () => {
+    let calls = 0;
+    const rebinding: Resolver = async () =>
+      ++calls === 1 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
+    await expect(
+      checkTarget(`http://rebind.example:${victim.port}/`, { resolve: rebinding }),
+    ).resolves.toBeInstanceOf(URL);
+    const err = await failure(connectOutbound(policy({ resolve: rebinding }), 'rebind.example', victim.port));
+    expect(err.kind).toBe('refused');
+    expect(calls).toBe(2);
+    expect(victim.connections()).toBe(0);
+  });
+
+  it('gives an open and a closed internal port the same answer', async () => {
+    const answers = await Promise.all(
+      [victim.port, closed].flatMap((port) => [
+        failure(connectOutbound(policy(), '127.0.0.1', port)),
+        failure(connectOutbound(policy(), 'internal.example', port)),
+      ]),
+    );
+    const seen = answers.map((e) => ({ kind: e.kind, message: e.message, api: e.toAppError('host') }));
+    for (const a of seen) expect(a).toEqual(seen[0]);
+    expect(victim.connections()).toBe(0);
+  });
+
+  it('connects to the checked address and keeps the name for TLS; allowed but closed is 40001', async () => {
+    const before = allowed.connections();
+    // A name whose answer the allow-list admits: the socket goes to that address, the name stays for SNI.
+    const byName = await connectOutbound(policy(), 'internal.example', allowed.port);
+    expect(byName).toMatchObject({ host: 'internal.example', servername: 'internal.example' });
+    expect(byName.socket.remoteAddress).toBe('127.0.0.1');
+    expect(resolved).toEqual(['internal.example']);
+    byName.socket.destroy();
+    // A literal address: normalised, no name to present.
+    const byAddress = await connectOutbound(policy(), '0x7f.1', allowed.port);
+    expect(byAddress).toMatchObject({ host: '127.0.0.1', servername: undefined });
+    byAddress.socket.destroy();
+    await eventually(() => allowed.connections() === before + 2);
+    const err = await failure(
+      connectOutbound(policy({ allow: [`127.0.0.1:${closed}`] }), '127.0.0.1', closed),
+    );
+    expect(err.kind).toBe('connect');
+    expect(err.toAppError('host')).toMatchObject({ code: 40001, httpStatus: 502 });
   });
 });
 

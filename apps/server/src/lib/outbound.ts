@@ -13,11 +13,12 @@
  *   hop and reading the body; the body has a size limit;
  * - OUTBOUND_ALLOW (config `outboundAllow`) names the on-premise hosts an admin wants reachable anyway.
  * A refusal happens before any packet is sent, so an open and a closed internal port get the same answer.
+ * `connectOutbound` applies the same fence to a TCP connection for protocols other than HTTP (SMTP).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { connect, isIP, type LookupFunction, type Socket } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import { AppError } from './app-error';
 
@@ -95,6 +96,8 @@ export function outboundRefusal(err: unknown, field = 'url'): AppError | undefin
 // One text for every refused address, whatever the reason, so answers tell nothing about the inside network.
 const REFUSED = 'the URL points to a private or local address';
 const refused = () => new OutboundError('refused', REFUSED);
+const REFUSED_HOST = 'the host is a private or local address';
+const refusedHost = () => new OutboundError('refused', REFUSED_HOST);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Addresses
@@ -330,16 +333,23 @@ function parseTarget(raw: string | URL): URL {
 function judgeUrl(url: URL, rules: AllowRule[]): Target {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return { url, ...judgeHost(host, port, rules, refused) };
+}
+
+/**
+ * A literal address is judged now (refused unless public or allowed); a name gets the judge its resolved
+ * addresses must pass, which always passes for a name the allow-list names.
+ */
+function judgeHost(host: string, port: number, rules: AllowRule[], refusal: () => OutboundError) {
   if (isIP(host)) {
-    if (!isPublicAddress(host) && !allowsAddress(rules, host, port)) throw refused();
-    return { url, host, port, judge: null };
+    if (!isPublicAddress(host) && !allowsAddress(rules, host, port)) throw refusal();
+    return { host, port, judge: null };
   }
-  if (allowsName(rules, host, port)) return { url, host, port, judge: () => true };
+  if (allowsName(rules, host, port)) return { host, port, judge: () => true };
   return {
-    url,
     host,
     port,
-    judge: (address) => isPublicAddress(address) || allowsAddress(rules, address, port),
+    judge: (address: string) => isPublicAddress(address) || allowsAddress(rules, address, port),
   };
 }
 
@@ -628,4 +638,96 @@ export function outboundFetch(policy: OutboundPolicy): typeof fetch {
     Object.defineProperty(response, 'url', { value: res.url.toString() });
     return response;
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// TCP connections: hosts someone typed for protocols other than HTTP (the SMTP server of the email channel)
+
+export interface SocketPolicy {
+  /** OUTBOUND_ALLOW entries, read as for HTTP: `host:port` and `IP:port` entries name the TCP port. */
+  allow?: readonly string[];
+  /** Deadline for resolving and connecting. */
+  timeoutMs: number;
+  /** Tests only: a resolver that answers what the test needs (no DNS). */
+  resolve?: Resolver;
+}
+
+export interface OutboundSocket {
+  /** Connected to an address that passed the check. */
+  socket: Socket;
+  /** The host, normalised like a URL's host (`0x7f.1` becomes `127.0.0.1`), without brackets. */
+  host: string;
+  /** The name a TLS upgrade presents (SNI) and verifies the certificate against; undefined for an address. */
+  servername: string | undefined;
+}
+
+/** A host someone typed (a name or an address, no port or anything else), normalised like a URL's host. */
+function parseHost(raw: string): string {
+  const text = raw.trim();
+  const v6 = isIP(text) === 6;
+  if (text === '' || (!v6 && /[/\\?#@:\s]/.test(text))) {
+    throw new OutboundError('invalid_url', 'not a host name or address');
+  }
+  let url: URL;
+  try {
+    url = new URL(`http://${v6 ? `[${text}]` : text}/`);
+  } catch {
+    throw new OutboundError('invalid_url', 'not a host name or address');
+  }
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/**
+ * Opens a TCP connection to `host`:`port` under the same fence as openOutbound: a literal address is judged before
+ * anything is sent, a name inside the socket's lookup, so the socket connects only to addresses that passed (a
+ * DNS answer that changes after an earlier check, or lists a public and a private address, is refused). The caller
+ * speaks its protocol on the socket; for TLS it passes `servername`, so the name is kept for SNI and the
+ * certificate check while the connection goes to the checked address. Rejects with OutboundError: `invalid_url`
+ * (not a host), `refused` (one text for every refused address, before any packet), `connect`, `timeout`.
+ */
+export function connectOutbound(
+  policy: SocketPolicy,
+  rawHost: string,
+  port: number,
+): Promise<OutboundSocket> {
+  return new Promise((resolve, reject) => {
+    const host = parseHost(rawHost);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new OutboundError('invalid_url', 'not a TCP port');
+    }
+    const target = judgeHost(host, port, parseAllowList(policy.allow ?? []), refusedHost);
+    let refusedAtLookup = false;
+    const socket = connect({
+      host,
+      port,
+      ...(target.judge
+        ? {
+            lookup: guardedLookup(policy.resolve ?? systemResolve, target.judge, () => {
+              refusedAtLookup = true;
+            }),
+          }
+        : {}),
+    });
+    const fail = (err: OutboundError) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    };
+    const timer = setTimeout(
+      () => fail(new OutboundError('timeout', `no connection within ${policy.timeoutMs / 1000} s`)),
+      policy.timeoutMs,
+    );
+    const onError = (err: Error) =>
+      fail(
+        refusedAtLookup
+          ? refusedHost()
+          : new OutboundError('connect', `could not connect: ${describe(err)}`, { cause: err }),
+      );
+    socket.once('error', onError);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      resolve({ socket, host, servername: isIP(host) ? undefined : host });
+    });
+  });
 }
