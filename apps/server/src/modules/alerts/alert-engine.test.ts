@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
 import { buildTestApp, type TestApp } from '../../test/app';
+import { eventually } from '../../test/gateway-test-kit';
 import type { DeviceRef } from '../devices/device-ref';
 import { users } from '../users/users.table';
 import {
@@ -396,6 +397,37 @@ describe('ownership', () => {
       await t.inject({ method: 'GET', url: '/api/alert/history', token: b.token }),
     );
     expect(bHistory).toHaveLength(0);
+  });
+});
+
+describe('delivery', () => {
+  it('a raised alert is sent at once: the commit wakes the delivery worker, its poll is not needed', async () => {
+    // The worker polls every 10 minutes: only the wake-up after the alert's commit can explain a prompt send.
+    const app = await buildTestApp({ config: { ...config, notify: { ...config.notify, pollMs: 600_000 } } });
+    try {
+      const user = await app.createUser();
+      const [dev] = await alertDevices(app, user.token, ['AL-WAKE-1']);
+      const contact = await verifiedPhoneContact(app, user.token, codeLog, newPhone());
+      const tr = await createTrigger(app, user.token, {
+        name: 'wake',
+        sn: dev!.sn,
+        key: 'temp',
+        type: 4,
+        b: 30,
+        methods: ['sms'],
+        contact_ids: [contact.id],
+      });
+      await report(app, dev!, { temp: 31 });
+      const [raised] = await historyOf(app, user.token, tr.id);
+      const sent = await eventually(async () => {
+        const rows = await deliveriesOf(app, raised!.id);
+        return rows[0]?.status === 'sent' ? rows : undefined;
+      }, 20_000);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatchObject({ channel: 'sms', recipient: contact.phone, attempts: 1 });
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { type Periodic, startPeriodic } from '../../jobs/periodic';
 import type { Deps } from '../../lib/deps';
 import type { DeviceRef } from '../devices/device-ref';
 import { devices } from '../devices/devices.table';
-import { enqueueNotification, type NotifyChannel } from '../notify/notify.service';
+import { enqueueNotification, notificationsQueued, type NotifyChannel } from '../notify/notify.service';
 import { productProperties, products } from '../products/products.table';
 import type { PropertyItem } from '../telemetry/property-writer';
 import { devicePropertyLatest } from '../telemetry/telemetry.table';
@@ -492,6 +492,7 @@ export class AlertEngine {
    */
   private async apply(e: Entry, device: DeviceRef, value: PropertyValue): Promise<void> {
     const now = this.deps.now();
+    let queued = 0;
     const outcome = await this.deps.db.transaction(async (tx) => {
       const [t] = await tx.select().from(alertTriggers).where(eq(alertTriggers.id, e.id));
       if (!t || t.enable !== 1 || t.deviceId !== device.id) return { drop: true as const };
@@ -515,8 +516,11 @@ export class AlertEngine {
       const kind: Kind = !active ? 'raise' : met ? 'repeat' : 'recover';
       const changed = await this.change(tx, kind, t, s, device, value, now);
       if (changed.row !== s) await notifyAlertChange(this.deps, tx, `s:${t.id}:${device.id}`);
+      queued = changed.queued;
       return { drop: false as const, state: changed.row, repeatAt: changed.repeatAt };
     });
+    // Committed: the delivery workers of every instance send now rather than at their next poll.
+    if (queued > 0) await notificationsQueued(this.deps);
     if (outcome.drop) {
       // The index was stale (trigger deleted, disabled or moved): read it again.
       this.triggersChanged([e.id]);
@@ -538,7 +542,7 @@ export class AlertEngine {
     device: DeviceRef,
     value: PropertyValue,
     now: Date,
-  ): Promise<{ row: AlertStateRow; repeatAt: number | null }> {
+  ): Promise<{ row: AlertStateRow; repeatAt: number | null; queued: number }> {
     const groups = await this.groupsOf(tx, t);
     const marks: Record<string, PushMark> = { ...s.marks };
     const nowIso = now.toISOString();
@@ -580,7 +584,7 @@ export class AlertEngine {
       }
       this.stats.raised++;
     } else if (kind === 'repeat') {
-      if (historyId === null) return { row: s, repeatAt: null };
+      if (historyId === null) return { row: s, repeatAt: null, queued: 0 };
       for (const g of groups) {
         if (g.mode !== 'per_silence') continue;
         const m = marks[g.key];
@@ -593,7 +597,7 @@ export class AlertEngine {
       }
       if (sends.length === 0) {
         // Nothing due yet: only the cached repeat time was early (after a restart).
-        return { row: s, repeatAt: nextRepeat(groups, marks) };
+        return { row: s, repeatAt: nextRepeat(groups, marks), queued: 0 };
       }
       this.stats.repeated++;
     } else {
@@ -633,7 +637,7 @@ export class AlertEngine {
       })
       .where(and(eq(alertStates.triggerId, s.triggerId), eq(alertStates.deviceId, s.deviceId)))
       .returning();
-    return { row: updated!, repeatAt: active ? nextRepeat(groups, marks) : null };
+    return { row: updated!, repeatAt: active ? nextRepeat(groups, marks) : null, queued };
   }
 
   /** The trigger's own recipients and those of each enabled configuration that lists it. */

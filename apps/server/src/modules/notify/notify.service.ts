@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { DeliveryItem } from '@cellhub/contract/system-settings';
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { wakeWorkers } from '../../jobs/worker';
 import { AppError } from '../../lib/app-error';
+import type { Deps } from '../../lib/deps';
 import type { ChannelDeps } from './delivery';
 import { DeliveryError, deliver, messageOf, notConfigured } from './notify.channels';
 import { type DeliveryRow, notifyDeliveries, type NotifyChannel, type NotifyTemplate } from './notify.table';
@@ -34,18 +36,15 @@ export interface NotificationInput {
   contactId?: number;
 }
 
-/** Workers in this process; enqueue nudges them so a message does not wait for the next poll. */
-const localWorkers = new Set<{ wake(): void }>();
-export function registerLocalWorker(worker: { wake(): void }): () => void {
-  localWorkers.add(worker);
-  return () => localWorkers.delete(worker);
-}
+/** The job kind of the delivery worker (notify.worker.ts); its wake-up channel is `jobs_notify`. */
+export const NOTIFY_KIND = 'notify';
 
 /**
  * Queues a message inside the caller's transaction: the row exists exactly when the caller's change commits, and
  * the delivery worker sends it after that (retries with backoff, per-recipient rate limit, a `failed` record after
  * the last try). Unique on `idempotencyKey`: a second call with the same key changes nothing and answers the first
- * row's id with `created: false`. Workers of this process are woken; other instances find it when they poll.
+ * row's id with `created: false`. Once the transaction has committed, the caller calls `notificationsQueued` so a
+ * worker sends at once instead of at its next poll.
  */
 export async function enqueueNotification(
   tx: DbOrTx,
@@ -56,7 +55,6 @@ export async function enqueueNotification(
     .values(rowValues(n))
     .onConflictDoNothing({ target: notifyDeliveries.idempotencyKey })
     .returning({ id: notifyDeliveries.id });
-  for (const w of localWorkers) w.wake();
   if (row) return { id: row.id, created: true };
   const [existing] = await tx
     .select({ id: notifyDeliveries.id })
@@ -64,6 +62,22 @@ export async function enqueueNotification(
     .where(eq(notifyDeliveries.idempotencyKey, n.idempotencyKey));
   if (!existing) throw new Error(`delivery ${n.idempotencyKey} vanished`);
   return { id: existing.id, created: false };
+}
+
+/**
+ * Wakes the delivery workers of every instance (NOTIFY on `jobs_notify`; in process on PGlite). Call it after the
+ * transaction that queued messages committed: woken earlier, a worker would find nothing yet. Never throws: a lost
+ * wake-up (the LISTEN connection is down) only makes the messages wait for a worker's next poll (NOTIFY_POLL_MS).
+ */
+export async function notificationsQueued(deps: Pick<Deps, 'channels' | 'log'>): Promise<void> {
+  try {
+    await wakeWorkers(deps.channels, NOTIFY_KIND);
+  } catch (err) {
+    deps.log.warn(
+      { err },
+      'notify: waking the delivery workers failed; they find the messages at their next poll',
+    );
+  }
 }
 
 function rowValues(n: NotificationInput) {

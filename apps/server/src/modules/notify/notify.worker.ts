@@ -4,7 +4,7 @@ import { backoffMs as jobBackoffMs } from '../../jobs/backoff';
 import { type JobKind, JobWorker, type WakeChannels } from '../../jobs/worker';
 import type { ChannelDeps } from './delivery';
 import { DeliveryError, deliver } from './notify.channels';
-import { registerLocalWorker } from './notify.service';
+import { NOTIFY_KIND } from './notify.service';
 import { type DeliveryRow, notifyDeliveries } from './notify.table';
 
 const BATCH = 20;
@@ -14,10 +14,8 @@ const MAX_BACKOFF_MS = 60 * 60_000;
 export interface NotifyWorker {
   /** Claims the due messages (one batch), sends them and records the outcome. Answers how many were claimed. */
   runOnce(): Promise<number>;
-  /** Polls every NOTIFY_POLL_MS and answers wake-ups (enqueueNotification in this process, `jobs_notify`). */
+  /** Polls every NOTIFY_POLL_MS and answers wake-ups on `jobs_notify` (`notificationsQueued`, any instance). */
   start(): void;
-  /** Asks for a run soon (used after an enqueue). */
-  wake(): void;
   /** Stops claiming, gives back claims not started, waits for the sends in progress. */
   stop(): Promise<void>;
   /** Tests: a crash. Sends in progress write nothing afterwards; their rows wait for the lease. */
@@ -31,8 +29,8 @@ export interface NotifyWorkerOptions {
 
 /**
  * The delivery worker (docs/notifications.md "Delivery guarantees"): the `notify` job kind of src/jobs, whose
- * JobWorker runs the loop (up to BATCH sends at once, wake-ups on `jobs_notify` and from enqueues in this process, a
- * poll every NOTIFY_POLL_MS, graceful stop). Any number of them, in any number of server instances, share the table:
+ * JobWorker runs the loop (up to BATCH sends at once, wake-ups on `jobs_notify` after an enqueue committed on any
+ * instance, a poll every NOTIFY_POLL_MS, graceful stop). Any number of them, in any number of server instances, share the table:
  *
  * - a claim is one short transaction: due rows are locked with FOR UPDATE SKIP LOCKED (two workers never take one
  *   row), marked `sending` with a lease (`locked_until`) and their attempt counted, then the transaction commits
@@ -55,8 +53,6 @@ export function createNotifyWorker(
   const cfg = deps.config.notify;
   const random = options.random ?? Math.random;
   const leaseMs = 4 * cfg.sendTimeoutMs + 30_000;
-  let wakeTimers: NodeJS.Timeout[] = [];
-  let unregister: (() => void) | undefined;
 
   async function claim(limit: number): Promise<DeliveryRow[]> {
     const now = deps.now();
@@ -227,7 +223,7 @@ export function createNotifyWorker(
   }
 
   const kind: JobKind<DeliveryRow> = {
-    name: 'notify',
+    name: NOTIFY_KIND,
     claim,
     run: (row, ctx) => finish(row, ctx.signal),
     async release(rows) {
@@ -248,31 +244,8 @@ export function createNotifyWorker(
 
   return {
     runOnce: () => worker.runOnce(),
-    start() {
-      unregister ??= registerLocalWorker(this);
-      worker.start();
-    },
-    wake() {
-      // The enqueueing transaction has usually not committed yet: look now and once more shortly after.
-      for (const ms of [20, 250]) {
-        const t = setTimeout(() => {
-          wakeTimers = wakeTimers.filter((x) => x !== t);
-          worker.wake();
-        }, ms);
-        t.unref();
-        wakeTimers.push(t);
-      }
-    },
-    async stop() {
-      unregister?.();
-      for (const t of wakeTimers) clearTimeout(t);
-      wakeTimers = [];
-      await worker.stop();
-    },
-    abandon() {
-      unregister?.();
-      for (const t of wakeTimers) clearTimeout(t);
-      worker.abandon();
-    },
+    start: () => worker.start(),
+    stop: () => worker.stop(),
+    abandon: () => worker.abandon(),
   };
 }

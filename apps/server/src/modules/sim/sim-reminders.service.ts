@@ -15,7 +15,12 @@ import type { Deps } from '../../lib/deps';
 import { type QueuedJobDefinition, queuedJobKind, runRecurringNow } from '../../jobs/queue';
 import { JobWorker, wakeWorkers } from '../../jobs/worker';
 import { devices } from '../devices/devices.table';
-import { enqueueNotification, type NotifyChannel, notifyDeliveries } from '../notify/notify.service';
+import {
+  enqueueNotification,
+  notificationsQueued,
+  type NotifyChannel,
+  notifyDeliveries,
+} from '../notify/notify.service';
 import { users } from '../users/users.table';
 import { dayOf, monthOf, remainingSql, toMb } from './sim-common';
 import { simCards } from './sim-cards.table';
@@ -307,6 +312,7 @@ async function queue(deps: Deps, reminders: Reminder[], out: SimReminderRun): Pr
     }
     return { reminders: n, messages: m };
   });
+  if (messages > 0) await notificationsQueued(deps);
   out.messages += messages;
   return queued;
 }
