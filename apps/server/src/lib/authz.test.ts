@@ -14,6 +14,7 @@ import {
   requireAdmin,
   requireDeviceRight,
   requireScope,
+  ruleWatchesDevice,
   takeAccessQuestions,
   traceAccessQuestions,
   visibleOwned,
@@ -117,6 +118,25 @@ describe('devices', () => {
     expect(codeOf(() => requireDeviceRight(bob, { uid: alice.uid, shared: 'view' }, 'control'))).toBe(10108);
     expect(requireDeviceRight(alice, ofAlice, 'owner')).toBe(ofAlice);
     expect(codeOf(() => requireDeviceRight(bob, undefined, 'view', 10107))).toBe(10107);
+  });
+
+  it("lets an alert rule watch what its owner may view: any device for an admin's, their own for a user's", () => {
+    const owner = (uid: number, role: 'admin' | 'user') => ({ uid, role });
+    expect(ruleWatchesDevice(owner(1, 'admin'), ofAlice)).toBe(true);
+    expect(ruleWatchesDevice(owner(1, 'admin'), inStock)).toBe(true);
+    expect(ruleWatchesDevice(owner(alice.uid, 'user'), ofAlice)).toBe(true);
+    // A device given to someone else, or back in stock, stops feeding a user's rules.
+    expect(ruleWatchesDevice(owner(bob.uid, 'user'), ofAlice)).toBe(false);
+    expect(ruleWatchesDevice(owner(alice.uid, 'user'), inStock)).toBe(false);
+    expect(ruleWatchesDevice(owner(bob.uid, 'user'), { uid: alice.uid, shared: 'view' })).toBe(true);
+    // Background work, not a request: nothing is recorded for the owner.
+    traceAccessQuestions(true);
+    try {
+      ruleWatchesDevice(owner(alice.uid, 'user'), ofAlice);
+      expect(takeAccessQuestions(alice.uid)).toEqual(new Set());
+    } finally {
+      traceAccessQuestions(false);
+    }
   });
 
   it('filters lists: nothing for admins, the owner column for users, nothing visible without a read scope', () => {

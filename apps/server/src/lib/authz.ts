@@ -205,12 +205,16 @@ function scopeCap(scopes: readonly AccessScope[]): number {
  */
 export function deviceRight(actor: Subject, device: DeviceAccessRow): DeviceRight {
   note(actor, 'device');
+  return byRank(rankOf(actor, device));
+}
+
+function rankOf(actor: Subject, device: DeviceAccessRow): number {
   let rank = RANK.none;
   if (actor.role === 'admin') rank = RANK.admin;
   else if (device.uid !== null && device.uid === actor.uid) rank = RANK.owner;
   else if (device.shared) rank = RANK[device.shared];
   if (actor.scopes) rank = Math.min(rank, scopeCap(actor.scopes));
-  return byRank(rank);
+  return rank;
 }
 
 export const hasDeviceRight = (actor: Subject, device: DeviceAccessRow, need: DeviceRight): boolean =>
@@ -244,6 +248,17 @@ export function requireDeviceRight<T extends DeviceAccessRow>(
   if (right < RANK.view) throw new AppError(notFound);
   if (right < RANK[need]) throw new AppError(10108);
   return device;
+}
+
+/**
+ * Whether an alert rule judges a device's values and presence: while the rule's owner may view the device, by the
+ * same rule as a request (admins every device, a user the devices they own, and a share's holder the shared one),
+ * so a device given to someone else stops feeding its former owner's rules and a rule never tells of a device its
+ * owner may not see. The evaluator (modules/alerts/alert-engine.ts) asks it for every value, off any request: it
+ * allocates nothing and is left out of the record of questions, which is about requests.
+ */
+export function ruleWatchesDevice(owner: Subject, device: DeviceAccessRow): boolean {
+  return rankOf(owner, device) >= RANK.view;
 }
 
 /**

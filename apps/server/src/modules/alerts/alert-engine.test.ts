@@ -400,6 +400,33 @@ describe('ownership', () => {
   });
 });
 
+describe('ownership of the rule', () => {
+  it("an admin's trigger watches a device of another user, and keeps watching it after a move", async () => {
+    const [dev] = await alertDevices(t, a.token, ['AL-ADMIN-1']);
+    const admin = await t.adminToken();
+    const tr = await createTrigger(t, admin, {
+      name: 'fleet watch',
+      sn: dev!.sn,
+      key: 'temp',
+      type: 4,
+      b: 30,
+    });
+    await report(t, dev!, { temp: 31 });
+    expect(await historyOf(t, admin, tr.id)).toMatchObject([{ status: 'active', raised_value: 31 }]);
+    const b = await t.createUser();
+    data(
+      await t.inject({
+        method: 'PUT',
+        url: `/api/devices/${dev!.sn}`,
+        token: admin,
+        payload: { uid: b.uid },
+      }),
+    );
+    await report(t, await deviceRef(t, dev!.sn), { temp: 12 });
+    expect(await historyOf(t, admin, tr.id)).toMatchObject([{ status: 'recovered', recovered_value: 12 }]);
+  });
+});
+
 describe('delivery', () => {
   it('a raised alert is sent at once: the commit wakes the delivery worker, its poll is not needed', async () => {
     // The worker polls every 10 minutes: only the wake-up after the alert's commit can explain a prompt send.

@@ -4,6 +4,7 @@ import type { PropertyValue } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
 import { BatchQueue } from '../../jobs/batch-queue';
 import { type Periodic, startPeriodic } from '../../jobs/periodic';
+import { ruleWatchesDevice, type Subject } from '../../lib/authz';
 import type { Deps } from '../../lib/deps';
 import type { DeviceRef } from '../devices/device-ref';
 import { devices } from '../devices/devices.table';
@@ -57,9 +58,8 @@ interface Entry {
   id: number;
   /** `<trigger>:<device>`, the key of its state (built once: judging runs for every message). */
   sk: string;
-  uid: number;
-  /** Admins' triggers may watch any device; a user's only devices they still own. */
-  ownerAdmin: boolean;
+  /** Whose rule it is: the authorisation layer says which devices it may watch (`ruleWatchesDevice`). */
+  owner: Subject;
   deviceId: number;
   /** null: an online-state trigger (types 1, 2). */
   key: string | null;
@@ -118,6 +118,9 @@ interface Change {
 }
 
 const stateKey = (triggerId: number, deviceId: number) => `${triggerId}:${deviceId}`;
+
+/** The rule owner's account as the authorisation layer reads a caller (it decides what the rule may watch). */
+const ruleOwner = { uid: users.id, role: users.role };
 
 export interface AlertEngineStats {
   /** Trigger conditions judged against a value or a presence change. */
@@ -305,7 +308,7 @@ export class AlertEngine {
 
   private async loadAll(): Promise<void> {
     const rows = await this.deps.db
-      .select({ t: alertTriggers, role: users.role })
+      .select({ t: alertTriggers, owner: ruleOwner })
       .from(alertTriggers)
       .innerJoin(users, eq(users.id, alertTriggers.uid))
       .where(
@@ -321,7 +324,7 @@ export class AlertEngine {
       .where(eq(alertStates.status, 'active'));
     const byDevice = new Map<number, Entry[]>();
     for (const r of rows) {
-      const e = entryOf(r.t, r.role === 'admin');
+      const e = entryOf(r.t, r.owner);
       if (!e) continue;
       const list = byDevice.get(e.deviceId);
       if (list) list.push(e);
@@ -357,7 +360,7 @@ export class AlertEngine {
   /** Replaces these triggers in the index and judges the enabled ones against the device's latest values. */
   private async reloadTriggers(ids: number[]): Promise<void> {
     const rows = await this.deps.db
-      .select({ t: alertTriggers, role: users.role })
+      .select({ t: alertTriggers, owner: ruleOwner })
       .from(alertTriggers)
       .innerJoin(users, eq(users.id, alertTriggers.uid))
       .where(inArray(alertTriggers.id, ids));
@@ -369,7 +372,7 @@ export class AlertEngine {
     }
     const added: Entry[] = [];
     for (const r of rows) {
-      const e = r.t.enable === 1 && r.t.source === 'device' ? entryOf(r.t, r.role === 'admin') : undefined;
+      const e = r.t.enable === 1 && r.t.source === 'device' ? entryOf(r.t, r.owner) : undefined;
       if (!e) continue;
       added.push(e);
       byDevice.set(e.deviceId, [...(byDevice.get(e.deviceId) ?? []), e]);
@@ -451,7 +454,7 @@ export class AlertEngine {
     let nowMs: number | undefined;
     for (const e of entries) {
       if (only && !only.has(e.id)) continue;
-      if (!e.ownerAdmin && p.device.uid !== e.uid) continue;
+      if (!ruleWatchesDevice(e.owner, p.device)) continue;
       let met: boolean | undefined;
       let value: PropertyValue;
       if (e.key === null) {
@@ -791,15 +794,14 @@ export class AlertEngine {
   }
 }
 
-function entryOf(t: AlertTriggerRow, ownerAdmin: boolean): Entry | undefined {
+function entryOf(t: AlertTriggerRow, owner: Subject): Entry | undefined {
   if (t.deviceId === null) return undefined;
   const presence = isPresenceType(t.type);
   if (!presence && !t.key) return undefined;
   return {
     id: t.id,
     sk: stateKey(t.id, t.deviceId),
-    uid: t.uid,
-    ownerAdmin,
+    owner,
     deviceId: t.deviceId,
     key: presence ? null : t.key,
     cond: { type: t.type, a: t.a, b: t.b },
