@@ -1,12 +1,15 @@
 /**
  * The shape every search-table page of the console shares (Arco Pro "search table"): a card with a title, an
- * optional help line, the filter row, a divider, a toolbar with the create button, and a table bound to the
- * list's `{ current, per_page }` params with server pagination, loading, empty and failed-load states.
+ * optional help line, the filter row, a divider, a toolbar with the create button (and the live-update badge of a
+ * list whose rows move by themselves), and a table bound to the list's `{ current, per_page }` params with server
+ * pagination, loading, empty and failed-load states.
  */
 import {
+  Badge,
   Button,
   Card,
   Divider,
+  Empty,
   Space,
   Form,
   Table,
@@ -19,21 +22,37 @@ import { useState, type CSSProperties, type Dispatch, type ReactNode, type SetSt
 import { useNavigate } from 'react-router';
 import { useLocale } from '../lib/i18n';
 import { listPagination, type PageParams } from '../lib/list-pagination';
+import type { RealtimeStatus } from '../lib/realtime';
 import { PageContainer } from './page-container';
 import styles from './list-page.module.css';
 
-/** The params, their setter and the keyword form of a keyword-filtered list; `search` starts again at page 1. */
-export function useKeywordList<P extends PageParams & { keyword?: string }>(
+/** A filter form's values as request params: text trimmed, and a cleared field (empty, null) left out. */
+export function filterParams(values: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => {
+      const value: unknown = typeof v === 'string' ? v.trim() : v;
+      return [k, value === '' || value === null ? undefined : value];
+    }),
+  );
+}
+
+/**
+ * The params, their setter and the filter form of a filtered list. `search` reads every field of the form (a
+ * keyword by default), starts again at page 1 and keeps the page size; `toParams` turns the form's values into
+ * params when they are not the same (the default trims text and leaves out cleared fields).
+ */
+export function useKeywordList<P extends PageParams, F extends object = { keyword?: string }>(
   initial?: Omit<P, keyof PageParams>,
+  toParams: (values: F) => Partial<P> = filterParams as (values: F) => Partial<P>,
 ) {
-  const [form] = Form.useForm<{ keyword?: string }>();
+  const [form] = Form.useForm<F>();
   const [params, setParams] = useState<P>({ current: 1, per_page: 10, ...initial } as P);
   const search = () => {
-    const keyword = form.getFieldValue('keyword') as string | undefined;
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined }));
+    const filters = toParams(form.getFieldsValue() as F);
+    setParams((p) => ({ ...p, ...filters, current: 1 }));
   };
   return { form, params, setParams, search } as {
-    form: FormInstance<{ keyword?: string }>;
+    form: FormInstance<F>;
     params: P;
     setParams: Dispatch<SetStateAction<P>>;
     search: () => void;
@@ -68,8 +87,19 @@ export interface ListPageProps<T, P extends PageParams> {
   setParams: Dispatch<SetStateAction<P>>;
   /** The "N in total" text of the pagination. */
   total: (total: number) => ReactNode;
-  /** Shown when the list is empty (Arco's own empty state by default). */
+  /** Shown when the list is empty (Arco's own empty state by default; see ListEmpty). */
   empty?: ReactNode;
+  /** What the failed-load state says (a generic "could not load the list" by default). */
+  failed?: ReactNode;
+  /** The live-update connection of a list patched by realtime events, shown as a badge at the toolbar's right. */
+  live?: { status: RealtimeStatus; open: string; off: string };
+  /**
+   * Spin only while there is nothing to show: the rows on screen stay while a live event or an action reads the
+   * page again, instead of a spinner over them on every read.
+   */
+  quietRefetch?: boolean;
+  /** The page sizes offered (Arco's 10 to 50 by default). */
+  pageSizes?: number[];
   /** Other Table props (scroll, border, ...). */
   tableProps?: Omit<TableProps<T>, 'rowKey' | 'columns' | 'data' | 'loading' | 'pagination'>;
   /** Rendered after the card: the page's modals and drawers. */
@@ -91,17 +121,28 @@ export function ListPage<T, P extends PageParams>({
   setParams,
   total,
   empty,
+  failed: failedText,
+  live,
+  quietRefetch,
+  pageSizes,
   tableProps,
   children,
 }: ListPageProps<T, P>) {
   const t = useLocale();
   const navigate = useNavigate();
-  const hasToolbar = create || toolbarStart || toolbarEnd;
+  const liveBadge =
+    live?.status === 'open' ? (
+      <Badge status="processing" text={live.open} />
+    ) : live?.status === 'reconnecting' ? (
+      <Badge status="warning" text={live.off} />
+    ) : null;
+  const end = liveBadge || toolbarEnd;
+  const hasToolbar = create || toolbarStart || end;
   const failed = query.isError && !query.data;
   const refetch = query.refetch;
   const noData = failed ? (
     <div className={styles.failed} role="alert">
-      <span>{t('common.loadFailed')}</span>
+      <span>{failedText ?? t('common.loadFailed')}</span>
       {refetch ? (
         <Button size="small" onClick={() => void refetch()}>
           {t('common.retry')}
@@ -135,20 +176,51 @@ export function ListPage<T, P extends PageParams>({
               ) : null}
               {toolbarStart}
             </Space>
-            {toolbarEnd ? <div>{toolbarEnd}</div> : null}
+            {end ? (
+              <Space>
+                {liveBadge}
+                {toolbarEnd}
+              </Space>
+            ) : null}
           </div>
         ) : null}
         <Table<T>
           {...tableProps}
           rowKey={rowKey}
-          loading={query.isFetching}
+          loading={query.isFetching && !(quietRefetch && query.data)}
           columns={columns}
           data={query.data?.data ?? []}
           noDataElement={noData}
-          pagination={listPagination(params, setParams, query.data?.total, total)}
+          pagination={{
+            ...listPagination(params, setParams, query.data?.total, total),
+            ...(pageSizes ? { sizeOptions: pageSizes } : {}),
+          }}
         />
       </Card>
       {children}
     </PageContainer>
+  );
+}
+
+/** The empty state of a list: what is missing, a hint at what to do, and the buttons that do it. */
+export function ListEmpty({
+  text,
+  hint,
+  actions,
+}: {
+  text: ReactNode;
+  hint?: ReactNode;
+  actions?: ReactNode;
+}) {
+  return (
+    <Empty
+      description={
+        <Space direction="vertical" size={8}>
+          <span>{text}</span>
+          {hint ? <span className={styles.muted}>{hint}</span> : null}
+          {actions ? <Space>{actions}</Space> : null}
+        </Space>
+      }
+    />
   );
 }

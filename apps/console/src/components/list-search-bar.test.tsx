@@ -62,8 +62,8 @@ describe('ListSearchBar', () => {
       const [form] = Form.useForm<{ keyword?: string; kind?: string }>();
       return (
         <ListSearchBar form={form} grid="half" onSearch={() => undefined}>
-          <KeywordFilter span={12} label="Keyword" placeholder="kw" onSearch={() => undefined} />
-          <ChoiceFilter span={12} label="Kind" field="kind" placeholder="All kinds" options={[]} />
+          <KeywordFilter label="Keyword" placeholder="kw" onSearch={() => undefined} />
+          <ChoiceFilter label="Kind" field="kind" placeholder="All kinds" options={[]} />
         </ListSearchBar>
       );
     }
@@ -71,5 +71,50 @@ describe('ListSearchBar', () => {
     const row = container.querySelector('form .arco-row');
     expect(row?.querySelectorAll(':scope > .arco-col-12')).toHaveLength(2);
     expect(container.querySelectorAll('.arco-form-label-item-left')).toHaveLength(2);
+  });
+
+  it('grid="third" puts them three to a row, a cell keeps the span it asks for', () => {
+    function Third() {
+      const [form] = Form.useForm<{ keyword?: string; kind?: string; wide?: string }>();
+      return (
+        <ListSearchBar form={form} grid="third" onSearch={() => undefined}>
+          <KeywordFilter label="Keyword" placeholder="kw" onSearch={() => undefined} />
+          <ChoiceFilter label="Kind" field="kind" placeholder="All kinds" options={[]} />
+          <ChoiceFilter span={16} label="Wide" field="wide" placeholder="All" options={[]} />
+        </ListSearchBar>
+      );
+    }
+    const { container } = render(<Third />);
+    const row = container.querySelector('form .arco-row');
+    expect(row?.querySelectorAll(':scope > .arco-col-8')).toHaveLength(2);
+    expect(row?.querySelectorAll(':scope > .arco-col-16')).toHaveLength(1);
+    expect(container.querySelectorAll('.arco-form-label-item-left')).toHaveLength(3);
+  });
+
+  it('a searchable ChoiceFilter narrows its options to the labels that contain what is typed', async () => {
+    function Products() {
+      const [form] = Form.useForm<{ product_key?: string }>();
+      return (
+        <ListSearchBar form={form} grid="third" onSearch={() => undefined}>
+          <ChoiceFilter
+            label="Product"
+            field="product_key"
+            placeholder="All products"
+            searchable
+            options={[
+              { value: 'pk1', label: 'Water Meter' },
+              { value: 'pk2', label: 'Gas Meter' },
+              { value: 'pk3', label: 'Gateway' },
+            ]}
+          />
+        </ListSearchBar>
+      );
+    }
+    const { container } = render(<Products />);
+    const input = container.querySelector('#product_key_input input')!;
+    await act(async () => fireEvent.focus(input));
+    await act(async () => fireEvent.change(input, { target: { value: 'meter' } }));
+    const shown = [...document.querySelectorAll('.arco-select-option')].map((o) => o.textContent);
+    expect(shown).toEqual(['Water Meter', 'Gas Meter']);
   });
 });

@@ -10,14 +10,18 @@ import {
   type SelectProps,
 } from '@arco-design/web-react';
 import { IconRefresh, IconSearch } from '@arco-design/web-react/icon';
-import type { ReactNode } from 'react';
+import { createContext, useContext, type ReactElement, type ReactNode } from 'react';
 import { useLocale } from '../lib/i18n';
 import styles from './list-search-bar.module.css';
+
+/** How much of the grid row a filter cell takes unless it says otherwise: a third, or half with `grid="half"`. */
+const CellSpan = createContext(8);
 
 /**
  * The filter row of an Arco Pro search table: the page's filter form on the left, Search and Reset on the right.
  * Reset clears the form and then searches, so the list falls back to its unfiltered first page.
- * `grid="half"` lays the filters out in a grid row with left-aligned labels, two to a row (filters with span 12).
+ * `grid` lays the filters out in a grid row (gutter 24) with left-aligned labels taking 5 of 24: three to a row
+ * with `grid="third"`, two with `grid="half"` (the span KeywordFilter and ChoiceFilter take unless given theirs).
  */
 export function ListSearchBar<T>({
   form,
@@ -28,7 +32,7 @@ export function ListSearchBar<T>({
 }: Omit<FormProps<T>, 'form' | 'className' | 'onSubmit' | 'children'> & {
   form: FormInstance<T>;
   onSearch: () => void;
-  grid?: 'half';
+  grid?: 'half' | 'third';
   children: ReactNode;
 }) {
   const t = useLocale();
@@ -38,7 +42,13 @@ export function ListSearchBar<T>({
   return (
     <div className={styles.searchRow}>
       <Form<T> form={form} className={styles.searchForm} {...gridProps} {...formProps} onSubmit={onSearch}>
-        {grid ? <Grid.Row gutter={24}>{children}</Grid.Row> : children}
+        {grid ? (
+          <CellSpan.Provider value={grid === 'half' ? 12 : 8}>
+            <Grid.Row gutter={24}>{children}</Grid.Row>
+          </CellSpan.Provider>
+        ) : (
+          children
+        )}
       </Form>
       <Space size={12} className={styles.searchButtons}>
         <Button type="primary" icon={<IconSearch />} onClick={onSearch}>
@@ -58,13 +68,13 @@ export function ListSearchBar<T>({
   );
 }
 
-/** A keyword filter in a third of the row (or `span` of 24); Enter searches. */
+/** A keyword filter in a cell of the row (`span` of 24, the grid's by default); Enter searches. */
 export function KeywordFilter({
   label,
   placeholder,
   onSearch,
   field = 'keyword',
-  span = 8,
+  span,
 }: {
   label: ReactNode;
   placeholder: string;
@@ -72,8 +82,9 @@ export function KeywordFilter({
   field?: string;
   span?: number;
 }) {
+  const cell = useContext(CellSpan);
   return (
-    <Grid.Col span={span}>
+    <Grid.Col span={span ?? cell}>
       <Form.Item label={label} field={field}>
         <Input allowClear maxLength={64} placeholder={placeholder} onPressEnter={onSearch} />
       </Form.Item>
@@ -81,25 +92,46 @@ export function KeywordFilter({
   );
 }
 
-/** A choice filter in a third of the row (or `span` of 24); cleared, it means "all". */
+/**
+ * A choice filter in a cell of the row (`span` of 24, the grid's by default); cleared, it means "all".
+ * `searchable` lets a long list (products) be narrowed by typing part of a label; `loading` while its options load.
+ */
 export function ChoiceFilter({
   label,
   field,
   placeholder,
   options,
-  span = 8,
+  span,
+  searchable,
+  loading,
 }: {
   label: ReactNode;
   field: string;
   placeholder: string;
   options: SelectProps['options'];
   span?: number;
+  searchable?: boolean;
+  loading?: boolean;
 }) {
+  const cell = useContext(CellSpan);
   return (
-    <Grid.Col span={span}>
+    <Grid.Col span={span ?? cell}>
       <Form.Item label={label} field={field}>
-        <Select placeholder={placeholder} allowClear options={options} />
+        <Select
+          placeholder={placeholder}
+          allowClear
+          loading={loading}
+          options={options}
+          {...(searchable ? { showSearch: true, filterOption: labelContains } : {})}
+        />
       </Form.Item>
     </Grid.Col>
   );
+}
+
+/** Arco hands filterOption the option element: its label is the children. */
+function labelContains(input: string, option: ReactElement): boolean {
+  return String((option.props as { children?: unknown }).children ?? '')
+    .toLowerCase()
+    .includes(input.toLowerCase());
 }

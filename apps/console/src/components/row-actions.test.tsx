@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { EditDeleteActions, LinkAction } from './row-actions';
+import { Message } from '@arco-design/web-react';
+import { ButtonAction, ConfirmAction, EditDeleteActions, LinkAction, RowActions } from './row-actions';
 
 function renderAt(element: React.ReactNode) {
   return render(
@@ -55,5 +56,56 @@ describe('EditDeleteActions', () => {
   it('leaves out Edit when there is nothing to edit', () => {
     renderAt(<EditDeleteActions onDelete={() => Promise.resolve()} />);
     expect(screen.getAllByRole('button').map((b) => b.textContent)).toEqual(['Delete']);
+  });
+});
+
+describe('ConfirmAction and ButtonAction', () => {
+  beforeEach(() => localStorage.setItem('arco-locale', 'en-US'));
+
+  it('asks with its hint, runs once confirmed and toasts what it did; a refusal toasts nothing', async () => {
+    const success = vi.spyOn(Message, 'success');
+    const onConfirm = vi.fn(() => Promise.resolve());
+    const refuse = vi.fn(() => Promise.reject(new Error('refused')));
+    const open = vi.fn();
+    renderAt(
+      <RowActions>
+        <ButtonAction onClick={open}>Reset password</ButtonAction>
+        <ConfirmAction
+          title="Unbind it?"
+          hint="The owner loses it"
+          status="warning"
+          onConfirm={onConfirm}
+          done="Unbound"
+        >
+          Unbind
+        </ConfirmAction>
+        <ConfirmAction title="Disable it?" onConfirm={refuse} done="Disabled">
+          Disable
+        </ConfirmAction>
+      </RowActions>,
+    );
+    expect(screen.getAllByRole('button').map((b) => b.textContent)).toEqual([
+      'Reset password',
+      'Unbind',
+      'Disable',
+    ]);
+    expect(screen.getByRole('button', { name: 'Unbind' }).className).toContain('arco-btn-status-warning');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Reset password' })));
+    expect(open).toHaveBeenCalledTimes(1);
+
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Unbind' })));
+    expect(screen.getByText('The owner loses it')).toBeTruthy();
+    expect(onConfirm).not.toHaveBeenCalled();
+    await act(async () => fireEvent.click(await confirmButton()));
+    expect(onConfirm).toHaveBeenCalledTimes(1);
+    expect(success).toHaveBeenLastCalledWith('Unbound');
+
+    success.mockClear();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Disable' })));
+    const oks = await screen.findAllByRole('button', { name: /^(OK|确定)$/ });
+    await act(async () => fireEvent.click(oks.at(-1)!));
+    expect(refuse).toHaveBeenCalledTimes(1);
+    expect(success).not.toHaveBeenCalled();
+    success.mockRestore();
   });
 });

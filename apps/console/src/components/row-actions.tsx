@@ -1,10 +1,19 @@
-import { Button, Message, Popconfirm, Space } from '@arco-design/web-react';
+import { Button, Message, Popconfirm, Space, type ButtonProps } from '@arco-design/web-react';
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import { useLocale } from '../lib/i18n';
 
+/** The operations cell of a list row: its text buttons side by side on one line. */
+export function RowActions({ children }: { children?: ReactNode }) {
+  return (
+    <Space size={0} style={{ whiteSpace: 'nowrap' }}>
+      {children}
+    </Space>
+  );
+}
+
 /**
- * The operations cell of a list row: the row's own actions (`children`, e.g. Send, Details), then Edit, then
+ * The operations cell most rows have: the row's own actions (`children`, e.g. Send, Details), then Edit, then
  * Delete after a confirmation. Edit opens `edit` when it is a path, or calls it.
  *
  * `onDelete` runs once confirmed; with `deleted` the success is toasted here, otherwise the caller says what
@@ -24,42 +33,84 @@ export function EditDeleteActions({
   children?: ReactNode;
 }) {
   const t = useLocale();
-  const navigate = useNavigate();
   return (
-    <Space size={0} style={{ whiteSpace: 'nowrap' }}>
+    <RowActions>
       {children}
-      {edit !== undefined && (
-        <Button
-          type="text"
-          size="small"
-          onClick={() => (typeof edit === 'string' ? void navigate(edit) : edit())}
-        >
-          {t('common.edit')}
-        </Button>
-      )}
-      <Popconfirm
+      {edit !== undefined &&
+        (typeof edit === 'string' ? (
+          <LinkAction to={edit}>{t('common.edit')}</LinkAction>
+        ) : (
+          <ButtonAction onClick={edit}>{t('common.edit')}</ButtonAction>
+        ))}
+      <ConfirmAction
         title={confirm ?? t('common.deleteConfirm')}
-        onOk={() =>
-          onDelete().then(
-            () => deleted && Message.success(deleted),
-            () => undefined,
-          )
-        }
+        status="danger"
+        onConfirm={onDelete}
+        done={deleted}
       >
-        <Button type="text" size="small" status="danger">
-          {t('common.delete')}
-        </Button>
-      </Popconfirm>
-    </Space>
+        {t('common.delete')}
+      </ConfirmAction>
+    </RowActions>
   );
 }
 
 /** A text button of the operations cell that opens a page. */
 export function LinkAction({ to, children }: { to: string; children: ReactNode }) {
   const navigate = useNavigate();
+  return <ButtonAction onClick={() => void navigate(to)}>{children}</ButtonAction>;
+}
+
+/** A text button of the operations cell that does something at once (opens a modal, a drawer). */
+export function ButtonAction({
+  onClick,
+  status,
+  children,
+}: {
+  onClick: () => void;
+  status?: ButtonProps['status'];
+  children: ReactNode;
+}) {
   return (
-    <Button type="text" size="small" onClick={() => void navigate(to)}>
+    <Button type="text" size="small" status={status} onClick={onClick}>
       {children}
     </Button>
+  );
+}
+
+/**
+ * A text button of the operations cell that asks first (`title`, and a `hint` under it), then runs `onConfirm`.
+ * With `done` the success is toasted here; a refusal has been shown by the request layer and only closes the
+ * confirmation.
+ */
+export function ConfirmAction({
+  title,
+  hint,
+  status,
+  onConfirm,
+  done,
+  children,
+}: {
+  title: ReactNode;
+  hint?: ReactNode;
+  status?: ButtonProps['status'];
+  onConfirm: () => Promise<unknown>;
+  done?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Popconfirm
+      title={title}
+      content={hint}
+      onOk={() =>
+        onConfirm().then(
+          () => done && Message.success(done),
+          () => undefined,
+        )
+      }
+    >
+      <Button type="text" size="small" status={status}>
+        {children}
+      </Button>
+    </Popconfirm>
   );
 }
