@@ -1,37 +1,16 @@
 import { OTA_TASK_STATUSES, type OtaTaskItem, type OtaTaskStatus } from '@cellhub/contract/ota';
-import type { OtaTaskEvent } from '@cellhub/contract/realtime';
-import {
-  Badge,
-  Button,
-  Card,
-  Divider,
-  Empty,
-  Form,
-  Grid,
-  Progress,
-  Result,
-  Select,
-  Space,
-  Table,
-  Tooltip,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { IconPlus } from '@arco-design/web-react/icon';
-import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { Button, Progress, Tooltip, type TableColumnProps } from '@arco-design/web-react';
 import { Link, useNavigate } from 'react-router';
+import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
-import { useOtaTaskEvents } from '../../../lib/realtime';
-import type { ListResult } from '../../../lib/request';
-import { taskListKey, useProductOptions, useTaskList, type TaskListParams } from '../api';
+import { useProductOptions, useTaskList, type TaskListParams } from '../api';
 import { TaskActions } from '../components/task-actions';
 import { TaskStatusTag } from '../components/task-status-tag';
+import { useLiveTaskList } from '../live-task-list';
 import locale from '../locale';
-import { applyTaskEvent, progressPercent, shortTime } from '../ota-format';
+import { progressPercent, shortTime } from '../ota-format';
 import styles from './ota.module.css';
 
 interface Filter {
@@ -44,41 +23,10 @@ interface Filter {
 export default function OtaTaskListPage() {
   const t = useLocale(locale);
   const navigate = useNavigate();
-  const [form] = Form.useForm<Filter>();
-  const [params, setParams] = useState<TaskListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching, isError, refetch } = useTaskList(params);
+  const { form, params, setParams, search } = useKeywordList<TaskListParams, Filter>();
+  const query = useTaskList(params);
   const products = useProductOptions();
-  const queryClient = useQueryClient();
-
-  // Counts change many times a second during a rollout; the row is patched from the message. A change of state
-  // (start and end times come with it) or a deletion reads the page again, at most once a second.
-  const refetchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(refetchTimer.current), []);
-  const live = useOtaTaskEvents((e: OtaTaskEvent) => {
-    let again = false;
-    queryClient.setQueryData(taskListKey(params), (old: ListResult<OtaTaskItem> | undefined) => {
-      const next = applyTaskEvent(old, e);
-      again = next.refetch;
-      return next.list;
-    });
-    if (again && refetchTimer.current === undefined) {
-      refetchTimer.current = setTimeout(() => {
-        refetchTimer.current = undefined;
-        void queryClient.invalidateQueries({ queryKey: taskListKey(params) });
-      }, 1000);
-    }
-  });
-
-  const search = () => {
-    const v = form.getFieldsValue();
-    setParams((p) => ({
-      ...p,
-      current: 1,
-      keyword: v.keyword?.trim() || undefined,
-      status: v.status || undefined,
-      product_key: v.product_key || undefined,
-    }));
-  };
+  const live = useLiveTaskList(params);
 
   const time = (v: string | null, fallback?: string) =>
     v ? (
@@ -170,91 +118,59 @@ export default function OtaTaskListPage() {
   ];
 
   const filtered = !!(params.keyword || params.status || params.product_key);
-  const empty = (
-    <Empty
-      description={
-        filtered ? (
-          t('ota.empty')
-        ) : (
-          <Space direction="vertical" size={8}>
-            <span>{t('ota.empty')}</span>
-            <span className={styles.muted}>{t('ota.empty.hint')}</span>
-            <Button type="primary" size="small" onClick={() => void navigate('/ota/task/create')}>
-              {t('ota.create')}
-            </Button>
-          </Space>
-        )
-      }
-    />
-  );
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('ota.list.title')}>
-        <ListSearchBar form={form} labelAlign="left" onSearch={search}>
-          <Grid.Row gutter={24}>
-            <KeywordFilter
-              label={t('ota.filter.keyword')}
-              placeholder={t('ota.filter.keyword.placeholder')}
-              onSearch={search}
-            />
-            <ChoiceFilter
-              label={t('ota.filter.status')}
-              field="status"
-              placeholder={t('ota.filter.all')}
-              options={OTA_TASK_STATUSES.map((s) => ({ label: t(`ota.status.${s}`), value: s }))}
-            />
-            <Grid.Col span={8}>
-              <Form.Item label={t('ota.filter.product')} field="product_key">
-                <Select
-                  placeholder={t('ota.filter.all')}
-                  allowClear
-                  showSearch
-                  loading={products.isLoading}
-                  options={products.data ?? []}
-                  filterOption={(input, option) =>
-                    String((option.props as { children?: unknown }).children ?? '')
-                      .toLowerCase()
-                      .includes(input.toLowerCase())
-                  }
-                />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
+    <ListPage<OtaTaskItem, TaskListParams>
+      title={t('ota.list.title')}
+      search={
+        <ListSearchBar form={form} grid="third" onSearch={search}>
+          <KeywordFilter
+            label={t('ota.filter.keyword')}
+            placeholder={t('ota.filter.keyword.placeholder')}
+            onSearch={search}
+          />
+          <ChoiceFilter
+            label={t('ota.filter.status')}
+            field="status"
+            placeholder={t('ota.filter.all')}
+            options={OTA_TASK_STATUSES.map((s) => ({ label: t(`ota.status.${s}`), value: s }))}
+          />
+          <ChoiceFilter
+            label={t('ota.filter.product')}
+            field="product_key"
+            placeholder={t('ota.filter.all')}
+            options={products.data ?? []}
+            loading={products.isLoading}
+            searchable
+          />
         </ListSearchBar>
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Button type="primary" icon={<IconPlus />} onClick={() => void navigate('/ota/task/create')}>
-            {t('ota.create')}
-          </Button>
-          {live === 'open' ? (
-            <Badge status="processing" text={t('ota.live.open')} />
-          ) : live === 'reconnecting' ? (
-            <Badge status="warning" text={t('ota.live.off')} />
-          ) : null}
-        </div>
-        {isError && !data ? (
-          <Result
-            status="error"
-            title={t('ota.loadError')}
-            extra={
-              <Button type="primary" onClick={() => void refetch()}>
-                {t('ota.retry')}
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('ota.create'), to: '/ota/task/create' }}
+      live={{ status: live, open: t('ota.live.open'), off: t('ota.live.off') }}
+      rowKey="id"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      quietRefetch
+      total={(total) => t('ota.total', { total })}
+      empty={
+        filtered ? (
+          <ListEmpty text={t('ota.empty')} />
+        ) : (
+          <ListEmpty
+            text={t('ota.empty')}
+            hint={t('ota.empty.hint')}
+            actions={
+              <Button type="primary" size="small" onClick={() => void navigate('/ota/task/create')}>
+                {t('ota.create')}
               </Button>
             }
           />
-        ) : (
-          <Table<OtaTaskItem>
-            rowKey="id"
-            loading={isFetching && !data}
-            columns={columns}
-            data={data?.data ?? []}
-            noDataElement={empty}
-            scroll={{ x: 'max-content' }}
-            pagination={listPagination(params, setParams, data?.total, (total) => t('ota.total', { total }))}
-          />
-        )}
-      </Card>
-    </PageContainer>
+        )
+      }
+      tableProps={{ scroll: { x: 'max-content' } }}
+    />
   );
 }
