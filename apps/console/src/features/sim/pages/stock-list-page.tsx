@@ -1,29 +1,23 @@
 import type { SimCardItem } from '@cellhub/contract/sim';
 import {
   Button,
-  Card,
-  Divider,
   Dropdown,
-  Empty,
-  Form,
   Menu,
   Message,
   Modal,
-  Result,
   Select,
   Space,
-  Table,
+  Form,
   type TableColumnProps,
 } from '@arco-design/web-react';
-import { IconDownload, IconFile, IconMore, IconPlus, IconUpload } from '@arco-design/web-react/icon';
+import { IconFile, IconMore, IconUpload } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { PageContainer } from '../../../components/page-container';
+import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
+import { ButtonAction, RowActions } from '../../../components/row-actions';
 import { useLocale } from '../../../lib/i18n';
-import { listPagination } from '../../../lib/list-pagination';
 import { ApiError } from '../../../lib/request';
 import {
-  downloadCardExport,
   useCardList,
   useCardStatusAction,
   useDeleteCard,
@@ -31,6 +25,7 @@ import {
   type CardListParams,
 } from '../api';
 import { CardEditModal } from '../components/card-edit-modal';
+import { CardExportButton } from '../components/card-export-button';
 import { CardFilters, filterFromValues, type CardFilterValues } from '../components/card-filters';
 import { CardFlagTags, CardStatusTag, ExpiryText, UsageBar } from '../components/sim-tags';
 import locale from '../locale';
@@ -42,30 +37,15 @@ type RowAction = 'activate' | 'suspend' | 'delete';
 export default function StockListPage() {
   const t = useLocale(locale);
   const navigate = useNavigate();
-  const [form] = Form.useForm<CardFilterValues>();
-  const [params, setParams] = useState<CardListParams>({ current: 1, per_page: 10 });
-  const { data, isFetching, isError, refetch } = useCardList(params, 'admin');
+  const { form, params, setParams, search } = useKeywordList<CardListParams, CardFilterValues>(
+    undefined,
+    filterFromValues,
+  );
+  const query = useCardList(params, 'admin');
   const providers = useProviderOptions();
   const status = useCardStatusAction();
   const remove = useDeleteCard();
   const [editing, setEditing] = useState<SimCardItem>();
-  const [exporting, setExporting] = useState(false);
-
-  const search = () =>
-    setParams((p) => ({ current: 1, per_page: p.per_page, ...filterFromValues(form.getFieldsValue()) }));
-
-  const runExport = async () => {
-    setExporting(true);
-    try {
-      const { current: _c, per_page: _p, ...filter } = params;
-      await downloadCardExport(filter, 'admin');
-      Message.success(t('sim.export.done'));
-    } catch (e) {
-      Message.error((e as Error).message);
-    } finally {
-      setExporting(false);
-    }
-  };
 
   const runStatus = (r: SimCardItem, action: 'activate' | 'suspend') =>
     status.mutateAsync({ iccid: r.iccid, action }).then(
@@ -172,10 +152,8 @@ export default function StockListPage() {
       dataIndex: 'operations',
       fixed: 'right',
       render: (_: unknown, r) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => setEditing(r)}>
-            {t('sim.edit')}
-          </Button>
+        <RowActions>
+          <ButtonAction onClick={() => setEditing(r)}>{t('sim.edit')}</ButtonAction>
           <Dropdown
             position="br"
             droplist={
@@ -195,32 +173,18 @@ export default function StockListPage() {
           >
             <Button type="text" size="small" icon={<IconMore />} aria-label={t('sim.more')} />
           </Dropdown>
-        </Space>
+        </RowActions>
       ),
     },
   ];
 
-  const empty = (
-    <Empty
-      description={
-        <Space direction="vertical" size={8}>
-          <span>{t('sim.stock.empty')}</span>
-          <Space>
-            <Button type="primary" size="small" onClick={() => void navigate('/card-admin/card/create')}>
-              {t('sim.stock.create')}
-            </Button>
-            <Button size="small" onClick={() => void navigate('/card-admin/card/batch')}>
-              {t('sim.stock.batch')}
-            </Button>
-          </Space>
-        </Space>
-      }
-    />
-  );
+  const create = () => void navigate('/card-admin/card/create');
+  const batch = () => void navigate('/card-admin/card/batch');
 
   return (
-    <PageContainer>
-      <Card bordered={false} title={t('sim.stock.title')}>
+    <ListPage<SimCardItem, CardListParams>
+      title={t('sim.stock.title')}
+      search={
         <CardFilters
           form={form}
           onSearch={search}
@@ -234,61 +198,58 @@ export default function StockListPage() {
             </Form.Item>
           }
         />
-        <Divider style={{ marginTop: 0 }} />
-        <div className={styles.toolbar}>
-          <Space>
-            <Button
-              type="primary"
-              icon={<IconPlus />}
-              onClick={() => void navigate('/card-admin/card/create')}
-            >
-              {t('sim.stock.create')}
-            </Button>
-            <Button icon={<IconUpload />} onClick={() => void navigate('/card-admin/card/batch')}>
-              {t('sim.stock.batch')}
-            </Button>
-            <Button icon={<IconFile />} onClick={() => void navigate('/card-admin/card/log')}>
-              {t('sim.stock.log')}
-            </Button>
-          </Space>
-          <Space>
-            <Button icon={<IconDownload />} loading={exporting} onClick={() => void runExport()}>
-              {t('sim.export')}
-            </Button>
-            <Dropdown
-              droplist={
-                <Menu onClickMenuItem={(k) => k === 'usage' && navigate('/card-admin/card/batch?tab=usage')}>
-                  <Menu.Item key="usage">{t('sim.usageImport.title')}</Menu.Item>
-                </Menu>
-              }
-            >
-              <Button icon={<IconMore />} aria-label={t('sim.more')} />
-            </Dropdown>
-          </Space>
-        </div>
-        {isError && !data ? (
-          <Result
-            status="error"
-            title={t('sim.loadError')}
-            extra={
-              <Button type="primary" onClick={() => void refetch()}>
-                {t('sim.retry')}
-              </Button>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('sim.stock.create'), onClick: create }}
+      toolbarStart={
+        <>
+          <Button icon={<IconUpload />} onClick={batch}>
+            {t('sim.stock.batch')}
+          </Button>
+          <Button icon={<IconFile />} onClick={() => void navigate('/card-admin/card/log')}>
+            {t('sim.stock.log')}
+          </Button>
+        </>
+      }
+      toolbarEnd={
+        <>
+          <CardExportButton params={params} scope="admin" />
+          <Dropdown
+            droplist={
+              <Menu onClickMenuItem={(k) => k === 'usage' && navigate('/card-admin/card/batch?tab=usage')}>
+                <Menu.Item key="usage">{t('sim.usageImport.title')}</Menu.Item>
+              </Menu>
             }
-          />
-        ) : (
-          <Table<SimCardItem>
-            rowKey="iccid"
-            loading={isFetching && !data}
-            columns={columns}
-            data={data?.data ?? []}
-            noDataElement={empty}
-            scroll={{ x: 'max-content' }}
-            pagination={listPagination(params, setParams, data?.total, (total) => t('sim.total', { total }))}
-          />
-        )}
-      </Card>
+          >
+            <Button icon={<IconMore />} aria-label={t('sim.more')} />
+          </Dropdown>
+        </>
+      }
+      rowKey="iccid"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      quietRefetch
+      total={(total) => t('sim.total', { total })}
+      empty={
+        <ListEmpty
+          text={t('sim.stock.empty')}
+          actions={
+            <>
+              <Button type="primary" size="small" onClick={create}>
+                {t('sim.stock.create')}
+              </Button>
+              <Button size="small" onClick={batch}>
+                {t('sim.stock.batch')}
+              </Button>
+            </>
+          }
+        />
+      }
+      tableProps={{ scroll: { x: 'max-content' } }}
+    >
       <CardEditModal card={editing} onClose={() => setEditing(undefined)} />
-    </PageContainer>
+    </ListPage>
   );
 }
