@@ -1,20 +1,9 @@
 import type { FirmwareItem } from '@cellhub/contract/firmware';
-import {
-  Button,
-  Empty,
-  Form,
-  Grid,
-  Message,
-  Popconfirm,
-  Select,
-  Space,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
-import { useState } from 'react';
+import { Button, Form, Grid, Space, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { Link, useNavigate } from 'react-router';
-import { ListPage } from '../../../components/list-page';
-import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
+import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { type FirmwareListParams, useDeleteFirmware, useFirmwareList } from '../api';
@@ -31,27 +20,9 @@ interface Filters {
 export default function FirmwareListPage() {
   const t = useLocale(locale);
   const navigate = useNavigate();
-  const [form] = Form.useForm<Filters>();
-  const [params, setParams] = useState<FirmwareListParams>({ current: 1, per_page: 10 });
+  const { form, params, setParams, search } = useKeywordList<FirmwareListParams, Filters>();
   const query = useFirmwareList(params);
   const remove = useDeleteFirmware();
-
-  const search = () => {
-    const { keyword, product_key, type } = form.getFieldsValue();
-    setParams((p) => ({
-      ...p,
-      current: 1,
-      keyword: keyword?.trim() || undefined,
-      product_key: product_key || undefined,
-      type,
-    }));
-  };
-
-  const onDelete = (row: FirmwareItem) =>
-    remove.mutateAsync(row.id).then(
-      () => Message.success(t('firmware.delete.done')),
-      () => undefined,
-    );
 
   const columns: TableColumnProps<FirmwareItem>[] = [
     {
@@ -117,43 +88,21 @@ export default function FirmwareListPage() {
       title: <span className={styles.nowrap}>{t('firmware.col.operations')}</span>,
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
-          <Button type="text" size="small" onClick={() => void navigate(`/firmware/detail/${row.id}`)}>
-            {t('firmware.view')}
-          </Button>
-          <Button type="text" size="small" onClick={() => void navigate(`/firmware/edit/${row.id}`)}>
-            {t('firmware.edit')}
-          </Button>
-          <Popconfirm
-            title={
-              row.version_count > 0
-                ? t('firmware.delete.withVersions', { count: row.version_count })
-                : t('firmware.delete.confirm')
-            }
-            onOk={() => onDelete(row)}
-          >
-            <Button type="text" size="small" status="danger">
-              {t('firmware.delete')}
-            </Button>
-          </Popconfirm>
-        </Space>
+        <EditDeleteActions
+          edit={`/firmware/edit/${row.id}`}
+          confirm={
+            row.version_count > 0
+              ? t('firmware.delete.withVersions', { count: row.version_count })
+              : t('firmware.delete.confirm')
+          }
+          deleted={t('firmware.delete.done')}
+          onDelete={() => remove.mutateAsync(row.id)}
+        >
+          <LinkAction to={`/firmware/detail/${row.id}`}>{t('firmware.view')}</LinkAction>
+        </EditDeleteActions>
       ),
     },
   ];
-
-  const empty = (
-    <Empty
-      description={
-        <Space direction="vertical" size={8}>
-          <span>{t('firmware.empty')}</span>
-          <span className={styles.emptyHint}>{t('firmware.empty.hint')}</span>
-          <Button type="primary" size="small" onClick={() => void navigate('/firmware/create')}>
-            {t('firmware.create')}
-          </Button>
-        </Space>
-      }
-    />
-  );
 
   return (
     <ListPage<FirmwareItem, FirmwareListParams>
@@ -161,32 +110,27 @@ export default function FirmwareListPage() {
       search={
         <ListSearchBar
           form={form}
+          grid="third"
           labelCol={{ span: 6 }}
           wrapperCol={{ span: 18 }}
-          labelAlign="left"
           onSearch={search}
         >
-          <Grid.Row gutter={24}>
-            <KeywordFilter
-              label={t('firmware.keyword')}
-              placeholder={t('firmware.keyword.placeholder')}
-              onSearch={search}
-            />
-            <Grid.Col span={8}>
-              <Form.Item label={t('firmware.product')} field="product_key">
-                <ProductSelect allowClear placeholder={t('firmware.product.placeholder')} />
-              </Form.Item>
-            </Grid.Col>
-            <Grid.Col span={8}>
-              <Form.Item label={t('firmware.type')} field="type">
-                <Select
-                  allowClear
-                  placeholder={t('firmware.type.all')}
-                  options={[0, 1].map((v) => ({ value: v, label: t(`firmware.type.${v}`) }))}
-                />
-              </Form.Item>
-            </Grid.Col>
-          </Grid.Row>
+          <KeywordFilter
+            label={t('firmware.keyword')}
+            placeholder={t('firmware.keyword.placeholder')}
+            onSearch={search}
+          />
+          <Grid.Col span={8}>
+            <Form.Item label={t('firmware.product')} field="product_key">
+              <ProductSelect allowClear placeholder={t('firmware.product.placeholder')} />
+            </Form.Item>
+          </Grid.Col>
+          <ChoiceFilter
+            label={t('firmware.type')}
+            field="type"
+            placeholder={t('firmware.type.all')}
+            options={[0, 1].map((v) => ({ value: v, label: t(`firmware.type.${v}`) }))}
+          />
         </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}
@@ -197,7 +141,17 @@ export default function FirmwareListPage() {
       params={params}
       setParams={setParams}
       total={(total) => t('firmware.total', { total })}
-      empty={empty}
+      empty={
+        <ListEmpty
+          text={t('firmware.empty')}
+          hint={t('firmware.empty.hint')}
+          actions={
+            <Button type="primary" size="small" onClick={() => void navigate('/firmware/create')}>
+              {t('firmware.create')}
+            </Button>
+          }
+        />
+      }
     />
   );
 }

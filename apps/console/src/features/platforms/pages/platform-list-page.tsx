@@ -2,7 +2,7 @@ import type { PlatformItem, PlatformType } from '@cellhub/contract/platforms';
 import { PLATFORM_TYPES } from '@cellhub/contract/platforms';
 import { Form, Message, Modal, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { useState } from 'react';
-import { ListPage } from '../../../components/list-page';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { EditDeleteActions } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
@@ -38,23 +38,17 @@ function endpointOf(p: PlatformItem): string {
 
 export default function PlatformListPage() {
   const t = useLocale(locale);
-  const [search] = Form.useForm<{ keyword?: string; platform_type?: PlatformType }>();
-  const [params, setParams] = useState<PlatformListParams>({ current: 1, per_page: 10 });
+  const {
+    form: filters,
+    params,
+    setParams,
+    search,
+  } = useKeywordList<PlatformListParams, { keyword?: string; platform_type?: PlatformType }>();
   const query = usePlatformList(params);
   const remove = useDeletePlatform();
   const save = useSavePlatform();
   const [editing, setEditing] = useState<PlatformItem | null>(null);
   const [form] = Form.useForm<PlatformValues>();
-
-  const apply = () => {
-    const v = search.getFieldsValue();
-    setParams((p) => ({
-      ...p,
-      current: 1,
-      keyword: v.keyword?.trim() || undefined,
-      platform_type: v.platform_type,
-    }));
-  };
 
   const onDelete = (row: PlatformItem) =>
     remove.mutateAsync(row.id).then(
@@ -118,15 +112,13 @@ export default function PlatformListPage() {
     <ListPage<PlatformItem, PlatformListParams>
       title={t('platform.list.title')}
       search={
-        <ListSearchBar form={search} grid="half" onSearch={apply}>
+        <ListSearchBar form={filters} grid="half" onSearch={search}>
           <KeywordFilter
-            span={12}
             label={t('platform.keyword')}
             placeholder={t('platform.keyword.placeholder')}
-            onSearch={apply}
+            onSearch={search}
           />
           <ChoiceFilter
-            span={12}
             label={t('platform.type')}
             field="platform_type"
             placeholder={t('platform.type.all')}

@@ -101,7 +101,6 @@ export default function ProductListPage() {
       search={
         <ListSearchBar form={form} grid="half" onSearch={search}>
           <KeywordFilter
-            span={12}
             label={t('product.keyword')}
             placeholder={t('product.keyword.placeholder')}
             onSearch={search}

@@ -1,22 +1,14 @@
 import type { UserListItem } from '@cellhub/contract/auth';
-import {
-  Badge,
-  Button,
-  Form,
-  Message,
-  Popconfirm,
-  Space,
-  Tag,
-  type TableColumnProps,
-} from '@arco-design/web-react';
+import { Badge, Space, Tag, type TableColumnProps } from '@arco-design/web-react';
 import { useState } from 'react';
-import { ListPage } from '../../../components/list-page';
+import { ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { ButtonAction, ConfirmAction, RowActions } from '../../../components/row-actions';
+import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
 import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
 import ResetPasswordModal from '../components/reset-password-modal';
-import { formatTime } from '../../../lib/format-time';
 import locale from '../locale';
 import styles from './user-list-page.module.css';
 
@@ -27,25 +19,11 @@ interface Filters {
 
 export default function UserListPage() {
   const t = useLocale(locale);
-  const [form] = Form.useForm<Filters>();
-  const [params, setParams] = useState<UserListParams>({ current: 1, per_page: 10 });
+  const { form, params, setParams, search } = useKeywordList<UserListParams, Filters>();
   const query = useUserList(params);
   const { data: me } = useUserInfo();
   const setDisabled = useSetUserDisabled();
   const [resetting, setResetting] = useState<UserListItem | null>(null);
-
-  const search = () => {
-    const { keyword, disabled } = form.getFieldsValue();
-    setParams((p) => ({ ...p, current: 1, keyword: keyword?.trim() || undefined, disabled }));
-  };
-
-  const toggle = (row: UserListItem) =>
-    setDisabled.mutateAsync({ uid: row.uid, disabled: !row.disabled }).then(
-      () => Message.success(row.disabled ? t('users.enabled.done') : t('users.disabled.done')),
-      () => {
-        // The request layer has shown why.
-      },
-    );
 
   const columns: TableColumnProps<UserListItem>[] = [
     {
@@ -104,22 +82,20 @@ export default function UserListPage() {
       title: t('users.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
-        <Space size={0} className={styles.nowrap}>
+        <RowActions>
           {/* An admin cannot lock themselves out from here. */}
           {row.uid !== me?.uid && (
-            <Popconfirm
+            <ConfirmAction
               title={row.disabled ? t('users.enable.confirm') : t('users.disable.confirm')}
-              onOk={() => toggle(row)}
+              status={row.disabled ? 'success' : 'danger'}
+              onConfirm={() => setDisabled.mutateAsync({ uid: row.uid, disabled: !row.disabled })}
+              done={row.disabled ? t('users.enabled.done') : t('users.disabled.done')}
             >
-              <Button type="text" size="small" status={row.disabled ? 'success' : 'danger'}>
-                {row.disabled ? t('users.enable') : t('users.disable')}
-              </Button>
-            </Popconfirm>
+              {row.disabled ? t('users.enable') : t('users.disable')}
+            </ConfirmAction>
           )}
-          <Button type="text" size="small" onClick={() => setResetting(row)}>
-            {t('users.resetPassword')}
-          </Button>
-        </Space>
+          <ButtonAction onClick={() => setResetting(row)}>{t('users.resetPassword')}</ButtonAction>
+        </RowActions>
       ),
     },
   ];
@@ -130,13 +106,11 @@ export default function UserListPage() {
       search={
         <ListSearchBar form={form} grid="half" onSearch={search}>
           <KeywordFilter
-            span={12}
             label={t('users.keyword')}
             placeholder={t('users.keyword.placeholder')}
             onSearch={search}
           />
           <ChoiceFilter
-            span={12}
             label={t('users.status')}
             field="disabled"
             placeholder={t('users.status.all')}
