@@ -16,8 +16,10 @@ import { authRoutes } from './modules/auth/auth.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
+import { PastDayCache } from './modules/dashboard/past-day-cache';
 import { deviceConfigRoutes } from './modules/device-config/device-config.routes';
 import { deviceLogRoutes } from './modules/device-log/device-log.routes';
+import { DeviceCountCache } from './modules/devices/device-count-cache';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { firmwareRoutes } from './modules/firmware/firmware.routes';
 import { otaPlugin } from './modules/ota/ota.plugin';
@@ -117,6 +119,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     channels,
     events: createEventBus({ log: app.log, channels }),
     link: offlineLink,
+    caches: {
+      deviceCounts: new DeviceCountCache(config.deviceListCountCacheMs),
+      dashboardDays: new PastDayCache(),
+    },
   };
   // The gateway is the services' device link from the start: until the broker attaches it answers 20401, as
   // offlineLink would. Nothing replaces the link later.

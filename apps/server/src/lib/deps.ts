@@ -4,6 +4,8 @@ import type { Role } from '@cellhub/contract/routes';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { DeviceLink } from '../gateway/device-link';
+import type { PastDayCache } from '../modules/dashboard/past-day-cache';
+import type { DeviceCountCache } from '../modules/devices/device-count-cache';
 import type { EventBus } from '../realtime/event-bus';
 import type { PgChannels } from '../realtime/pg-channels';
 import type { SecretBox } from './crypto';
@@ -27,6 +29,20 @@ export interface Deps {
   now(): Date;
   /** Downlinks and connection control: the device gateway (20401 until the broker is attached). */
   link: DeviceLink;
+  /** What this running server keeps in memory for itself. */
+  caches: InstanceCaches;
+}
+
+/**
+ * The in-memory state of one running server, made once with its deps (app.ts): two servers in one process (tests,
+ * benchmarks) never share it, and no module keeps a registry of its own keyed by the deps object. Other instances
+ * have their own; each cache says what it may miss, and for how long.
+ */
+export interface InstanceCaches {
+  /** Device-list counts (modules/devices/device-count-cache.ts); device changes through this instance empty it. */
+  deviceCounts: DeviceCountCache;
+  /** The dashboard trend's finished days (modules/dashboard/past-day-cache.ts); entries expire. */
+  dashboardDays: PastDayCache;
 }
 
 /** Where a request came from; recorded in sessions and audit rows. */

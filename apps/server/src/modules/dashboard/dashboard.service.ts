@@ -7,6 +7,7 @@ import { devices } from '../devices/devices.table';
 import { products } from '../products/products.table';
 import { deviceDailyStats } from '../telemetry/telemetry-stats.table';
 import { simDashboard } from '../sim/sim-dashboard.service';
+import type { DayFigures } from './past-day-cache';
 
 /** The devices the caller may see (all for admins), as the authorisation layer says. */
 const deviceScope = visibleDevices;
@@ -59,29 +60,6 @@ export async function dashboardOverview(deps: Deps, actor: Actor): Promise<Dashb
   };
 }
 
-interface DayFigures {
-  online: number;
-  messages: number;
-}
-
-/**
- * Figures of finished days per scope ('all' or a uid). The stats table is keyed by the database's current_date, so
- * a finished day no longer changes and a 30-day chart at 100,000 devices then reads only today's rows. Entries
- * expire anyway so ownership changes show within minutes.
- */
-const PAST_DAY_TTL_MS = 10 * 60_000;
-const MAX_CACHED = 20_000;
-const pastDayCache = new WeakMap<Deps, Map<string, { at: number; figures: DayFigures }>>();
-
-function cacheOf(deps: Deps): Map<string, { at: number; figures: DayFigures }> {
-  let c = pastDayCache.get(deps);
-  if (!c) {
-    c = new Map();
-    pastDayCache.set(deps, c);
-  }
-  return c;
-}
-
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 async function databaseToday(deps: Deps): Promise<string> {
@@ -128,21 +106,20 @@ export async function dashboardTrend(deps: Deps, actor: Actor, range: number): P
   const days: string[] = [];
   for (let i = range - 1; i >= 0; i--) days.push(isoDay(new Date(base.getTime() - i * 86_400_000)));
   const scope = isAdmin(actor) ? 'all' : `u${actor.uid}`;
-  const cache = cacheOf(deps);
-  const now = Date.now();
+  // Finished days come from this server's cache (past-day-cache.ts) while they are fresh; today is always read.
+  const cache = deps.caches.dashboardDays;
+  const now = deps.now().getTime();
   const past = days.slice(0, -1);
-  const cached = (day: string) => {
-    const hit = cache.get(`${scope}|${day}`);
-    return hit && now - hit.at < PAST_DAY_TTL_MS ? hit.figures : undefined;
-  };
+  const cached = (day: string) => cache.get(scope, day, now);
   const missing = past.filter((d) => !cached(d));
   const fresh = await dayFigures(deps, actor, missing[0] ?? today, undefined);
-  if (missing.length > 0) {
-    if (cache.size + missing.length > MAX_CACHED) cache.clear();
-    for (const d of missing)
-      cache.set(`${scope}|${d}`, { at: now, figures: fresh.get(d) ?? { online: 0, messages: 0 } });
-  }
   const zero: DayFigures = { online: 0, messages: 0 };
+  if (missing.length > 0)
+    cache.set(
+      scope,
+      missing.map((d) => [d, fresh.get(d) ?? zero] as const),
+      now,
+    );
   return {
     range,
     days: days.map((day) => {

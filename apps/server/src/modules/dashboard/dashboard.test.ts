@@ -142,6 +142,28 @@ describe('trend', () => {
     });
   });
 
+  it("keeps a finished day's figures for 10 minutes on this server; today's are always read", async () => {
+    const a1 = await deviceId('DB-A1');
+    const db = t.app.deps.db;
+    const day = (back: number) => sql`current_date - ${back}::int`;
+    // Whatever earlier calls cached has expired.
+    t.clock.advance(10 * 60_000);
+    await db.delete(deviceDailyStats);
+    await db.insert(deviceDailyStats).values([
+      { deviceId: a1, day: day(1), messages: 7 },
+      { deviceId: a1, day: day(0), messages: 1 },
+    ] as unknown as (typeof deviceDailyStats.$inferInsert)[]);
+    const week = async () => (await get<DashboardTrend>('/api/dashboard/trend?range=7', a.token)).days;
+    expect((await week()).slice(-2)).toMatchObject([{ messages: 7 }, { messages: 1 }]);
+    await db.execute(sql`update device_daily_stats set messages = messages + 100 where device_id = ${a1}`);
+    expect((await week()).slice(-2)).toMatchObject([{ messages: 7 }, { messages: 101 }]);
+    // The admin's scope has its own entries: read now, so it sees the change.
+    const all = await get<DashboardTrend>('/api/dashboard/trend?range=7', admin);
+    expect(all.days.at(-2)).toMatchObject({ messages: 107 });
+    t.clock.advance(10 * 60_000);
+    expect((await week()).slice(-2)).toMatchObject([{ messages: 107 }, { messages: 101 }]);
+  });
+
   it('takes only 7, 15 or 30 days (10113)', async () => {
     const res = await t.inject({ method: 'GET', url: '/api/dashboard/trend?range=8', token: a.token });
     expect(errorOf(res).code).toBe(10113);

@@ -1,5 +1,3 @@
-import type { Deps } from '../../lib/deps';
-
 interface Entry {
   count: number;
   at: number;
@@ -13,6 +11,8 @@ interface Entry {
  * empties the cache at once. What it may miss for up to that long: changes made on another instance, and devices
  * going online or offline (the online filter's total). The rows of a page are always read fresh, and a page that is
  * not full gives the exact total on the spot.
+ *
+ * One per running server, made with its deps (`deps.caches.deviceCounts`, lib/deps.ts).
  */
 export class DeviceCountCache {
   private readonly entries = new Map<string, Entry>();
@@ -41,21 +41,4 @@ export class DeviceCountCache {
   clear(): void {
     this.entries.clear();
   }
-}
-
-// One cache per running app (tests run several in one process), without widening Deps for it.
-const caches = new WeakMap<object, DeviceCountCache>();
-
-export function deviceCountCache(deps: Pick<Deps, 'config'>): DeviceCountCache {
-  let cache = caches.get(deps.config);
-  if (!cache) {
-    cache = new DeviceCountCache(deps.config.deviceListCountCacheMs);
-    caches.set(deps.config, cache);
-  }
-  return cache;
-}
-
-/** Devices were added to or removed from someone's list: counts start over. */
-export function deviceCountsChanged(deps: Pick<Deps, 'config'>): void {
-  caches.get(deps.config)?.clear();
 }

@@ -24,7 +24,6 @@ import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route
 import { AppError, formError } from '../../lib/app-error';
 import { actorOf, requestContext } from '../../plugins/auth';
 import { registerDevice } from './device-auth.service';
-import { deviceCountsChanged } from './device-count-cache';
 import { bindDevice, unbindDevice } from './device-bind.service';
 import { readImportFile } from './device-import-file';
 import { importDevices } from './device-import.service';
@@ -42,7 +41,7 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
   // Create, import, delete, bind, unbind, register and owner changes all come through here: before their answer
   // leaves, cached list counts start over, so the list the console reloads next shows the new total.
   app.addHook('onSend', async (req) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') deviceCountsChanged(app.deps);
+    if (req.method !== 'GET' && req.method !== 'HEAD') app.deps.caches.deviceCounts.clear();
   });
 
   r.get(

@@ -26,7 +26,6 @@ import { writeAudit } from '../audit/audit.service';
 import { isAdmin, requireAdmin, requireScope } from '../../lib/authz';
 import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
 import { accessibleDevice, visibleDevices } from './device-access';
-import { deviceCountCache } from './device-count-cache';
 import { type DeviceRow, devices, deviceSearchText } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
@@ -220,7 +219,7 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
   const offset = (query.current - 1) * query.per_page;
   const bound = offset + deps.config.deviceListCountCap;
   // A recent count of the same visibility and filters is reused (device-count-cache.ts); keyword counts are not.
-  const counts = deviceCountCache(deps);
+  const counts = deps.caches.deviceCounts;
   const countKey = query.keyword
     ? undefined
     : `${isAdmin(actor) ? '*' : actor.uid}|${query.product_key ?? ''}|${query.online ?? ''}|${bound}`;
