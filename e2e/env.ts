@@ -3,11 +3,17 @@ import { join } from 'node:path';
 
 const port = Number(process.env.E2E_PORT ?? 18090);
 const dataDir = process.env.E2E_DATA_DIR ?? join(tmpdir(), 'cellhub-e2e');
+const smtpPort = Number(process.env.E2E_SMTP_PORT ?? 18025);
 
 /** The one server the browser tests share; every test makes its own users so tests stay independent. */
 export const E2E = {
   port,
   mqttPort: Number(process.env.E2E_MQTT_PORT ?? 18883),
+  /**
+   * The SMTP servers the email specs start on 127.0.0.1. The server reaches exactly these through OUTBOUND_ALLOW, as
+   * an install reaches its own mail relay: the SMTP host is fenced like every typed target (docs/outbound.md).
+   */
+  smtpPorts: { settings: smtpPort, alerts: smtpPort + 1 },
   baseURL: `http://127.0.0.1:${port}`,
   dataDir,
   smsLog: join(dataDir, 'sms-codes.log'),

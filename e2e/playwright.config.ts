@@ -48,6 +48,7 @@ export default defineConfig({
       SMS_PROVIDER: 'log',
       SMS_CODE_LOG_FILE: E2E.smsLog,
       PUBLIC_URL: E2E.baseURL,
+      OUTBOUND_ALLOW: `127.0.0.1:${E2E.smtpPorts.settings},127.0.0.1:${E2E.smtpPorts.alerts}`,
       ...(E2E.consoleDist ? { CONSOLE_DIST: E2E.consoleDist } : {}),
     },
   },

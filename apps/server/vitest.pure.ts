@@ -20,6 +20,7 @@ export const pureTests = [
   'src/lib/phone.test.ts',
   'src/modules/alerts/alert-conditions.test.ts',
   'src/modules/auth/session-cache.test.ts',
+  'src/modules/notify/email.adapter.test.ts',
   'src/modules/notify/http.test.ts',
   'src/modules/notify/sms-signatures.test.ts',
   'src/modules/ota/ota-transitions.test.ts',

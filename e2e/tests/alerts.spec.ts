@@ -22,7 +22,7 @@ async function shot(page: Page, name: string, tall = false) {
   if (tall) await page.setViewportSize({ width: 1440, height: 900 });
 }
 
-/** A real SMTP server on 127.0.0.1 (a free port) that requires AUTH with the given account. */
+/** A real SMTP server on 127.0.0.1 (the port E2E.smtpPorts names) that requires AUTH with the given account. */
 async function smtpServer(user: string, pass: string) {
   const received: { to: string[]; mail: ParsedMail }[] = [];
   const server = new SMTPServer({
@@ -43,7 +43,8 @@ async function smtpServer(user: string, pass: string) {
         .catch((err: Error) => cb(err));
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  // The port the server's OUTBOUND_ALLOW names (E2E.smtpPorts): any other would be refused with 40004.
+  await new Promise<void>((resolve) => server.listen(E2E.smtpPorts.alerts, '127.0.0.1', () => resolve()));
   return {
     port: (server.server.address() as AddressInfo).port,
     received,

@@ -14,7 +14,7 @@ interface Received {
   mail: ParsedMail;
 }
 
-/** A real SMTP server on 127.0.0.1 (a free port) that requires AUTH and refuses one mailbox with 550. */
+/** A real SMTP server on 127.0.0.1 (the port E2E.smtpPorts names) that requires AUTH and refuses one mailbox with 550. */
 async function smtpServer(user: string, pass: string, refused: string) {
   const received: Received[] = [];
   const server = new SMTPServer({
@@ -45,7 +45,8 @@ async function smtpServer(user: string, pass: string, refused: string) {
         .catch((err: Error) => cb(err));
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  // The port the server's OUTBOUND_ALLOW names (E2E.smtpPorts): any other would be refused with 40004.
+  await new Promise<void>((resolve) => server.listen(E2E.smtpPorts.settings, '127.0.0.1', () => resolve()));
   return {
     port: (server.server.address() as AddressInfo).port,
     received,

@@ -9,6 +9,7 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { PropertyValue } from '@cellhub/contract/protocol';
 import { createDevices } from './gateway-test-kit';
+import { allowTestTarget } from './outbound';
 import type { TestApp } from './app';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { devices } from '../modules/devices/devices.table';
@@ -190,6 +191,8 @@ export async function startMailbox(): Promise<{
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as { port: number }).port;
+  // Reached through OUTBOUND_ALLOW like every fake: the SMTP host is fenced (lib/outbound.ts connectOutbound).
+  allowTestTarget(`smtp://127.0.0.1:${port}`);
   return {
     port,
     received,

@@ -95,6 +95,8 @@ export async function startSmtp(
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
+  // Reached through OUTBOUND_ALLOW like every fake: the SMTP host is fenced (lib/outbound.ts connectOutbound).
+  allowTestTarget(`smtp://127.0.0.1:${port}`);
   return {
     port,
     received,

@@ -280,7 +280,7 @@ export async function alertsRoutes(app: FastifyInstance): Promise<void> {
         schema: {
           tags,
           summary:
-            'Send a verification code to the phone (SMS, 20115) or email (20116); 20117/31002 send failed, 20141 not configured',
+            'Send a verification code to the phone (SMS, 20115) or email (20116); 20117/31002 send failed, 20141 not configured, 40004 a private or local SMTP host',
           params: alertIdParams,
           body: alertContactCodeBody,
           response: responses(alertCodeSent, ...SIGNED_IN),

@@ -5,6 +5,7 @@ import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
+import { allowTestTarget } from '../../test/outbound';
 import { auditLogs } from '../audit/audit.table';
 import { notifyDeliveries } from '../notify/notify.service';
 import { createNotifyWorker } from '../notify/notify.worker';
@@ -429,6 +430,8 @@ describe('contacts: verification codes', () => {
   });
 
   it('20117 when the email cannot be sent', async () => {
+    // An allowed host where nothing listens: a send failure, not a refused address (that is 40004).
+    allowTestTarget('smtp://127.0.0.1:9');
     data(
       await t.inject({
         method: 'PUT',

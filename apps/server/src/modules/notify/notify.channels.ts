@@ -32,7 +32,7 @@ export async function deliver(
     case 'sms':
       return deliverSms(deps, settings, message);
     case 'email':
-      return sendEmail(settings.email, message, deps.config.notify.sendTimeoutMs);
+      return sendEmail(settings.email, message, callLimits(deps.config));
     case 'wechat':
       return sendWechatTemplate(deps, wechatApp(deps, settings), message);
   }

@@ -5,6 +5,7 @@ import type { DbOrTx } from '../../db/client';
 import { wakeWorkers } from '../../jobs/worker';
 import { AppError } from '../../lib/app-error';
 import type { Deps } from '../../lib/deps';
+import { outboundRefusal } from '../../lib/outbound';
 import type { ChannelDeps } from './delivery';
 import { DeliveryError, deliver, messageOf, notConfigured } from './notify.channels';
 import { type DeliveryRow, notifyDeliveries, type NotifyChannel, type NotifyTemplate } from './notify.table';
@@ -119,7 +120,8 @@ function redacted(n: NotificationInput): NotificationInput {
  * Sends at once (verification codes, "send test") through the same adapters as the worker, and records it as a
  * delivery row like any other (one attempt, no retry: the person waiting retries). Answers the row (`sent`).
  * Failures are thrown as AppError and recorded as `failed`: 20141 when the channel is not configured, else the
- * channel's code (31002 SMS, 20117 email, 90002 WeChat) with the provider's reason in the message.
+ * channel's code (31002 SMS, 20117 email, 90002 WeChat) with the provider's reason in the message; 40004 on
+ * `host` when the outbound fence refused the SMTP host (docs/outbound.md).
  * Without `idempotencyKey` a random one is used; with one already used, nothing is sent again and the earlier
  * outcome is answered (or thrown). Not rate-limited here: callers limit codes per recipient themselves.
  */
@@ -172,7 +174,8 @@ export async function sendNow(
       .update(notifyDeliveries)
       .set({ status: 'failed', lockedUntil: null, lastError: reason })
       .where(eq(notifyDeliveries.id, claimed.id));
-    throw notConfigured(err) ?? sendFailed(claimed.channel, reason);
+    // A host the outbound fence refused (the SMTP host) answers like every refused target: 400 40004.
+    throw notConfigured(err) ?? outboundRefusal(err, 'host') ?? sendFailed(claimed.channel, reason);
   }
 }
 

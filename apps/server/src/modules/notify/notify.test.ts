@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/app-error';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { eventually } from '../../test/gateway-test-kit';
+import { allowTestTarget } from '../../test/outbound';
 import { users } from '../users/users.table';
 import { ChannelSmsProvider } from './channel-sms-provider';
 import {
@@ -611,6 +612,7 @@ describe('a worker killed mid-send', () => {
     const stalled: Socket[] = [];
     const stall = createServer((socket) => stalled.push(socket));
     await new Promise<void>((resolve) => stall.listen(0, '127.0.0.1', resolve));
+    allowTestTarget(`smtp://127.0.0.1:${(stall.address() as AddressInfo).port}`);
     const email = (port: number) =>
       put('email', { host: '127.0.0.1', port, account: SMTP_USER, ssl: false, password: SMTP_PASS });
     try {

@@ -95,7 +95,8 @@ export async function systemSettingsRoutes(app: FastifyInstance): Promise<void> 
       config: ADMIN,
       schema: {
         tags,
-        summary: 'Send a test email now; 20141 not configured, 20117 SMTP error',
+        summary:
+          'Send a test email now; 20141 not configured, 20117 SMTP error, 40004 a private or local SMTP host',
         body: emailTestBody,
         response: sent,
       },

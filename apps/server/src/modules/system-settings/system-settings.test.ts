@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from 'node:net';
 import { and, desc, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_MASK } from '@cellhub/contract/system-settings';
@@ -265,6 +266,59 @@ describe('send test', () => {
     expect(errorOf(res).code).toBe(20117);
     expect(errorOf(res).message).toMatch(/ECONNECTION|ECONNREFUSED/);
     data(await put('email', { ...EMAIL, port: smtp.port }));
+  });
+
+  it('email: an SMTP host inside the network is refused with 40004, open and closed ports alike, nothing reached', async () => {
+    // Neither port is on the allow-list: one listens and greets like a mail server, the other is closed.
+    let connections = 0;
+    const inner = createServer((socket) => {
+      connections++;
+      socket.end('220 internal ESMTP\r\n');
+    });
+    await new Promise<void>((resolve) => inner.listen(0, '127.0.0.1', resolve));
+    const open = (inner.address() as AddressInfo).port;
+    const released = createServer();
+    await new Promise<void>((resolve) => released.listen(0, '127.0.0.1', resolve));
+    const closed = (released.address() as AddressInfo).port;
+    await new Promise((resolve) => released.close(resolve));
+    try {
+      const answers: string[] = [];
+      for (const [host, port] of [
+        ['127.0.0.1', open],
+        ['127.0.0.1', closed],
+        ['localhost', open],
+        ['0x7f.1', closed],
+        ['2130706433', open],
+      ] as const) {
+        data(await put('email', { ...EMAIL, host, port }));
+        const res = await test('email', 'admin-inbox@example.com');
+        expect(res.statusCode, `${host}:${port}`).toBe(400);
+        answers.push(res.body);
+      }
+      expect(new Set(answers).size).toBe(1);
+      expect(JSON.parse(answers[0]!)).toEqual({
+        code: 40004,
+        message: 'The target address is not allowed',
+        details: [{ field: 'host', message: 'the host is a private or local address' }],
+      });
+      expect(connections).toBe(0);
+      const [row] = await t.app.deps.db
+        .select()
+        .from(notifyDeliveries)
+        .orderBy(desc(notifyDeliveries.id))
+        .limit(1);
+      expect(row).toMatchObject({
+        channel: 'email',
+        status: 'failed',
+        lastError: expect.stringMatching(/^SMTP host refused/),
+      });
+      // The allowed server is still reached: the fence does not refuse everything.
+      data(await put('email', { ...EMAIL, port: smtp.port }));
+      expect(data(await test('email', 'admin-inbox@example.com'))).toMatchObject({ status: 'sent' });
+    } finally {
+      await new Promise((resolve) => inner.close(resolve));
+      data(await put('email', { ...EMAIL, port: smtp.port }));
+    }
   });
 
   it('SMS through Aliyun: signed request accepted by the fake, random code in the verify template', async () => {
