@@ -115,9 +115,10 @@ export async function authRoutes(app: FastifyInstance): Promise<void> {
         tags: ['auth'],
         summary: 'Send a 6-digit SMS code (valid 5 minutes, 5 attempts, single use)',
         description:
-          'purpose login (sent only if an account has the phone), register (sent to any phone; registration ' +
-          'answers 20129 for a taken one) or change_phone (signed in; same number 20125, used by another account ' +
-          '20129). login and register answer the same whether the phone has an account or not. One per phone per ' +
+          "purpose login, register or change_phone (signed in; the caller's own number 20125). A code is sent " +
+          'to any number and the answer and the work are the same whether the number has an account or not: ' +
+          'a sign-in code for a number without an account is refused as wrong (20121), registration answers ' +
+          '20129 for a taken number and a phone change 10110, each only after the right code. One per phone per ' +
           'minute, 10 per day, 20 per address per hour.',
         body: smsCodeBody,
         response: responses(z.null(), ...SIGNED_IN),

@@ -93,8 +93,8 @@ export async function login(deps: Deps, ctx: RequestContext, body: LoginBody): P
 }
 
 /**
- * The answer never tells whether the phone has an account: a sign-in code is only ever sent to a phone with one,
- * so for any other phone every code is wrong (20121), as it is for a wrong guess.
+ * The answer never tells whether the phone has an account: for a phone without one every code is wrong (20121),
+ * the right one included (sendSmsCode sends sign-in codes to any number), as it is for a wrong guess.
  */
 export async function loginByPhone(
   deps: Deps,

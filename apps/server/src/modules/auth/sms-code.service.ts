@@ -5,7 +5,7 @@ import { AppError } from '../../lib/app-error';
 import type { Actor, Deps, RequestContext } from '../../lib/deps';
 import { normalizePhone } from '../../lib/phone';
 import { consume, limiterStep, LIMITS } from '../rate-limit/rate-limit.service';
-import { findUserByPhone } from '../users/users.service';
+import { findUserById } from '../users/users.service';
 import { smsCodes } from './auth.table';
 
 export type SmsPurpose = 'login' | 'register' | 'change_phone';
@@ -15,9 +15,12 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * POST /api/user/smscode. Public for sign-in and registration codes; a phone-change code needs a signed-in caller.
- * Public requests answer the same whether the phone has an account or not: a sign-in code is sent only to a phone
- * with an account, a registration code to any phone (registration then refuses a taken number, 20129, to whoever
- * holds the code). Limits are counted first, so they also cap probing.
+ * Whether the number has an account changes neither the answer nor the work behind it (so not its timing either):
+ * every request within the limits stores a code and sends it, and no account is looked up. A sign-in code for a
+ * number without an account signs nobody in (20121, like a wrong code); a registration code for a taken number
+ * and a phone-change code for a number another account holds are refused only where the code is used
+ * (registration 20129, phone change 10110), so only whoever holds the phone can learn anything. Limits are
+ * counted first, so they also cap probing. The caller's own number (20125) tells the caller nothing new.
  */
 export async function sendSmsCode(
   deps: Deps,
@@ -31,10 +34,12 @@ export async function sendSmsCode(
   await limiterStep(deps, 'SMS code', () =>
     consume(deps.db, [LIMITS.smsPhoneMinute(phone), LIMITS.smsIp(caller.ip), LIMITS.smsPhoneDay(phone)], now),
   );
-  const owner = await findUserByPhone(deps.db, phone);
-  if (input.purpose === 'login' && !owner) return;
-  if (input.purpose === 'change_phone' && owner) {
-    throw new AppError(owner.id === actor?.uid ? 20125 : 20129);
+  if (
+    actor &&
+    input.purpose === 'change_phone' &&
+    (await findUserById(deps.db, actor.uid))?.phone === phone
+  ) {
+    throw new AppError(20125);
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await deps.db.insert(smsCodes).values({

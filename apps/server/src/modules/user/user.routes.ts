@@ -67,7 +67,9 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags,
         summary: 'Change the phone number with a code sent to the new number (purpose change_phone)',
-        description: 'Same number: 20125. Wrong or expired code: 20121. Used by another account: 20129.',
+        description:
+          'Same number: 20125. Wrong or expired code: 20121. A number another account holds: 10110, only after ' +
+          'the right code, and without saying why (the code request answers alike for any number).',
         body: phoneChangeBody,
         response: responses(z.null(), ...SIGNED_IN),
       },

@@ -96,13 +96,17 @@ export async function changePassword(deps: Deps, actor: Actor, body: PasswordCha
   deps.events.sessionsEnded({ uid: user.id });
 }
 
+/**
+ * PUT /api/user/phone. The code first: a number another account holds is refused only after its code is right, with
+ * 10110 (the update failed) rather than "taken", so the answer tells nothing to anyone who does not hold the phone,
+ * and names no one to whoever does. The code request answered alike for any number (sendSmsCode).
+ */
 export async function changePhone(deps: Deps, actor: Actor, body: PhoneChangeBody): Promise<void> {
   const user = await self(deps, actor);
   const phone = normalizePhone(body.phone);
   if (user.phone === phone) throw new AppError(20125);
-  const owner = await findUserByPhone(deps.db, phone);
-  if (owner) throw new AppError(20129);
   const codeId = await verifySmsCode(deps, { phone, purpose: 'change_phone', captcha: body.captcha });
+  if (await findUserByPhone(deps.db, phone)) throw new AppError(10110);
   const now = deps.now();
   try {
     await deps.db.transaction(async (tx) => {
@@ -117,7 +121,8 @@ export async function changePhone(deps: Deps, actor: Actor, body: PhoneChangeBod
       });
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError(20129);
+    // Lost a race with another account taking the number: the same answer as above.
+    if (isUniqueViolation(err)) throw new AppError(10110);
     throw err;
   }
 }

@@ -162,23 +162,60 @@ describe('PUT /api/user/phone', () => {
     });
     expect(errorOf(sameChange).code).toBe(20125);
 
-    // Another account cannot take it: 20129.
+    // Another account cannot take it, and is not told that someone holds it.
     const other = await t.createUser();
     t.clock.advance(61_000);
-    const taken = await t.inject({
-      method: 'POST',
-      url: '/api/user/smscode',
+    const free = '13700000009';
+    const asks = [];
+    for (const number of [phone, free]) {
+      const before = t.sms.sent.length;
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/user/smscode',
+        token: other.token,
+        payload: { phone: number },
+      });
+      // The same answer and the same work (a code sent) for a taken and a free number.
+      asks.push({
+        status: res.statusCode,
+        body: res.body,
+        sent: t.sms.sent.slice(before).map((m) => m.phone),
+      });
+    }
+    expect(asks).toEqual([
+      { status: 200, body: '{"status":true,"data":null}', sent: [phone] },
+      { status: 200, body: '{"status":true,"data":null}', sent: [free] },
+    ]);
+    // Without the code: a wrong code, as for any number.
+    const code = t.sms.lastCode(phone)!;
+    const guessed = await t.inject({
+      method: 'PUT',
+      url: '/api/user/phone',
       token: other.token,
-      payload: { phone },
+      payload: { phone, captcha: code === '123456' ? '654321' : '123456' },
     });
-    expect(errorOf(taken).code).toBe(20129);
+    expect(errorOf(guessed).code).toBe(20121);
+    // With it (whoever holds the phone): refused with 10110, which names no one; the number stays where it was.
     const takenChange = await t.inject({
       method: 'PUT',
       url: '/api/user/phone',
       token: other.token,
-      payload: { phone, captcha: '123456' },
+      payload: { phone, captcha: code },
     });
-    expect(errorOf(takenChange).code).toBe(20129);
+    expect(takenChange.statusCode).toBe(400);
+    expect(errorOf(takenChange)).toEqual({ code: 10110, message: 'Update error' });
+    const owner = await t.inject({ method: 'GET', url: '/api/user/info', token: u.token });
+    expect(owner.json().data.phone).toBe(phone);
+    const mine = await t.inject({ method: 'GET', url: '/api/user/info', token: other.token });
+    expect(mine.json().data.phone).not.toBe(phone);
+    // The free number goes through with its code.
+    const freeChange = await t.inject({
+      method: 'PUT',
+      url: '/api/user/phone',
+      token: other.token,
+      payload: { phone: free, captcha: t.sms.lastCode(free) },
+    });
+    expect(freeChange.json()).toEqual({ status: true, data: null });
   });
 
   it('answers 20121 for a wrong code and for a code sent for another purpose', async () => {
