@@ -90,11 +90,12 @@ describe('ProtocolFront', () => {
     expect(front.stats.v5Connections + front.stats.directConnections).toBe(0);
   });
 
-  it('hands bytes that are no CONNECT to Aedes, which drops them', async () => {
+  it('closes a connection whose first packet is no CONNECT (MQTT-3.1.0-1) without handing it to Aedes', async () => {
     const http = await rawSocket();
     http.socket.write('GET /mqtt HTTP/1.1\r\nHost: x\r\n\r\n');
     await http.closed;
-    expect(front.stats.directConnections).toBe(1);
+    expect(http.packets).toEqual([]);
+    expect(front.stats).toMatchObject({ directConnections: 0, v5Connections: 0, malformed: 1 });
   });
 
   it('delivers QoS 2 to a 5.0 subscriber and drops, as delivered, what exceeds its Maximum Packet Size', async () => {

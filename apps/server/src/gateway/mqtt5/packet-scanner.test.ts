@@ -1,0 +1,144 @@
+import mqttPacket, { type Packet } from 'mqtt-packet';
+import { describe, expect, it } from 'vitest';
+import { MAX_PACKET_BYTES, PacketScanner } from './packet-scanner';
+
+const gen = (p: Packet, protocolVersion: 4 | 5 = 4) => mqttPacket.generate(p, { protocolVersion });
+const connect = (protocolVersion: 3 | 4 | 5) =>
+  gen(
+    {
+      cmd: 'connect',
+      protocolId: protocolVersion === 3 ? 'MQIsdp' : 'MQTT',
+      protocolVersion,
+      clean: true,
+      keepalive: 30,
+      clientId: 'dev-1',
+    },
+    protocolVersion === 5 ? 5 : 4,
+  );
+const publish = (messageId: number, qos: 0 | 1 | 2 = 1, topic = 'P/up/property') =>
+  gen({
+    cmd: 'publish',
+    topic,
+    payload: Buffer.from('{"params":{"t":1}}'),
+    qos,
+    messageId,
+    dup: false,
+    retain: false,
+  });
+// mqtt-packet refuses to write packet id 0: patch it into a packet written with id 1.
+const withZeroId = (bytes: Buffer, idOffset: number) => {
+  const b = Buffer.from(bytes);
+  b.writeUInt16BE(0, idOffset);
+  return b;
+};
+
+/** A fixed header announcing `length` bytes (the body does not follow). */
+function fixedHeader(byte0: number, length: number): Buffer {
+  const out = [byte0];
+  do {
+    let digit = length % 128;
+    length = Math.floor(length / 128);
+    if (length > 0) digit |= 0x80;
+    out.push(digit);
+  } while (length > 0);
+  return Buffer.from(out);
+}
+
+/** Scans in pieces of `size` bytes, as the network may deliver them. */
+function scanInPieces(scanner: PacketScanner, bytes: Buffer, size: number) {
+  for (let i = 0; i < bytes.length; i += size) {
+    const v = scanner.scan(bytes.subarray(i, i + size));
+    if (v) return v;
+  }
+  return undefined;
+}
+
+describe('PacketScanner', () => {
+  it('follows packet boundaries across any chunking and reads the CONNECT level', () => {
+    for (const level of [3, 4, 5] as const) {
+      const connectBytes = connect(level);
+      const stream = Buffer.concat([
+        connectBytes,
+        ...Array.from({ length: 50 }, (_, i) => publish(i + 1, 1, `t/${'x'.repeat(i)}`)),
+        gen({ cmd: 'pingreq' }),
+      ]);
+      for (const size of [1, 2, 3, 7, 64, stream.length]) {
+        const s = new PacketScanner();
+        expect(scanInPieces(s, stream, size)).toBeUndefined();
+        expect(s.level).toBe(level);
+        expect(s.firstPacketEnd).toBe(connectBytes.length);
+        expect(s.packets).toBe(52);
+        expect(s.offset).toBe(stream.length);
+      }
+    }
+  });
+
+  it('refuses a Remaining Length above the limit from the fixed header alone, first packet included', () => {
+    // PUBLISH announcing 250 MB after a CONNECT: 5 bytes of header are enough.
+    const huge = 250 * 1024 * 1024;
+    const s = new PacketScanner();
+    expect(s.scan(Buffer.concat([connect(4), fixedHeader(0x32, huge)]))).toEqual({
+      kind: 'too-large',
+      type: 3,
+      length: huge,
+    });
+    // A CONNECT announcing one byte more than the limit, read byte by byte.
+    expect(scanInPieces(new PacketScanner(), fixedHeader(0x10, MAX_PACKET_BYTES + 1), 1)).toEqual({
+      kind: 'too-large',
+      type: 1,
+      length: MAX_PACKET_BYTES + 1,
+    });
+    // Exactly the limit passes.
+    const limit = new PacketScanner(300);
+    const ok = publish(1, 1, 'a');
+    expect(limit.scan(Buffer.concat([connect(4), ok]))).toBeUndefined();
+    expect(new PacketScanner(ok.length - 3).scan(Buffer.concat([connect(4), ok]))).toMatchObject({
+      kind: 'too-large',
+    });
+  });
+
+  it('refuses a first packet that is no CONNECT and a Remaining Length longer than 4 bytes', () => {
+    expect(new PacketScanner().scan(Buffer.from('GET / HTTP/1.1\r\n'))).toEqual({
+      kind: 'not-connect',
+      byte: 0x47,
+    });
+    expect(new PacketScanner().scan(publish(1))).toMatchObject({ kind: 'not-connect' });
+    expect(new PacketScanner(Infinity).scan(Buffer.from([0x10, 0xff, 0xff, 0xff, 0xff, 0x01]))).toEqual({
+      kind: 'malformed-length',
+    });
+  });
+
+  it('refuses packet id 0 on QoS 1/2 PUBLISH, SUBSCRIBE and UNSUBSCRIBE of 3.1/3.1.1 connections only', () => {
+    const topic = 'P/up/property';
+    const idAt = 2 + 2 + topic.length; // fixed header (2 bytes here), topic length, topic
+    const zeroQos1 = withZeroId(publish(1, 1, topic), idAt);
+    const zeroQos2 = withZeroId(publish(1, 2, topic), idAt);
+    const sub = withZeroId(
+      gen({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: 'a/#', qos: 1 }] }),
+      2,
+    );
+    const unsub = withZeroId(gen({ cmd: 'unsubscribe', messageId: 1, unsubscriptions: ['a/#'] }), 2);
+    for (const level of [3, 4] as const) {
+      for (const [bytes, type] of [
+        [zeroQos1, 3],
+        [zeroQos2, 3],
+        [sub, 8],
+        [unsub, 10],
+      ] as const) {
+        for (const size of [1, 5, 1000]) {
+          const s = new PacketScanner();
+          expect(scanInPieces(s, Buffer.concat([connect(level), publish(7), bytes]), size)).toEqual({
+            kind: 'zero-packet-id',
+            type,
+          });
+        }
+      }
+    }
+    // QoS 0 has no packet id; a 5.0 connection answers with reason codes in its own front.
+    const qos0 = gen({ cmd: 'publish', topic, payload: Buffer.from('x'), qos: 0, dup: false, retain: false });
+    expect(new PacketScanner().scan(Buffer.concat([connect(4), qos0]))).toBeUndefined();
+    expect(new PacketScanner().scan(Buffer.concat([connect(5), zeroQos1]))).toBeUndefined();
+    // An id whose high byte is 0 is not id 0.
+    expect(new PacketScanner().scan(Buffer.concat([connect(4), publish(1), publish(256)]))).toBeUndefined();
+  });
+});
