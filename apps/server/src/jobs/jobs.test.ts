@@ -302,6 +302,35 @@ describe(`jobs table (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   });
 });
 
+describe('JobWorker with a gap between claim rounds', () => {
+  it('merges wake-ups into rounds at least minGapMs apart and loses none', async () => {
+    const claims: number[] = [];
+    const kind: JobKind<never> = {
+      name: nextKind(),
+      claim: async () => {
+        claims.push(Date.now());
+        return [];
+      },
+      run: async () => undefined,
+    };
+    const w = new JobWorker(kind, { log: t.app.log, concurrency: 1, pollMs: 0, minGapMs: 100 });
+    w.start();
+    await eventually(async () => (claims.length === 1 ? true : undefined));
+    // Forty wake-ups over about 200 ms, the way reports wake the OTA dispatcher during a rollout.
+    let lastWake = 0;
+    for (let i = 0; i < 40; i++) {
+      w.wake();
+      lastWake = Date.now();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // The last wake-up is answered by a round that starts after it.
+    await eventually(async () => (claims.at(-1)! >= lastWake ? true : undefined));
+    await w.stop();
+    expect(claims.length).toBeGreaterThan(2);
+    for (let i = 1; i < claims.length; i++) expect(claims[i]! - claims[i - 1]!).toBeGreaterThanOrEqual(95);
+  });
+});
+
 describe.runIf(onPostgres)('jobs across two instances (PostgreSQL)', () => {
   let other: TestApp;
   beforeAll(async () => {

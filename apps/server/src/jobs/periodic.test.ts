@@ -52,4 +52,36 @@ describe('startPeriodic', () => {
     await vi.waitFor(() => expect(runs).toBe(2));
     await p.stop();
   });
+
+  it('runNow() resolves after a run that started after the call, not the one in progress', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const started: number[] = [];
+    let finished = 0;
+    const p = startPeriodic({
+      name: 't',
+      everyMs: 60_000,
+      log,
+      run: async () => {
+        started.push(started.length + 1);
+        if (started.length === 1) await held;
+        finished++;
+      },
+    });
+    const first = p.runNow();
+    await vi.waitFor(() => expect(started).toEqual([1]));
+    // Asked for while run 1 is held: served by run 2, which starts only after run 1 ends.
+    let secondDone = false;
+    const second = p.runNow().then(() => (secondDone = true));
+    release();
+    await first;
+    await second;
+    expect(secondDone).toBe(true);
+    expect(started).toEqual([1, 2]);
+    expect(finished).toBe(2);
+    await p.stop();
+    // After stop there is no run to wait for.
+    await p.runNow();
+    expect(started).toEqual([1, 2]);
+  });
 });

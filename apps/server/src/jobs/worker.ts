@@ -47,6 +47,12 @@ export interface WorkerOptions {
   concurrency: number;
   /** Looks for due jobs this often even without a wake-up (rows made due by time, lost notifications); 0: never. */
   pollMs: number;
+  /**
+   * A claim round starts at least this long after the previous one ended, however often wake-ups come (a kind
+   * woken hundreds of times a second whose claim is not cheap, like the OTA dispatcher during a rollout); wake-ups
+   * meanwhile are merged into one round at the end of the gap. 0 (default): at once.
+   */
+  minGapMs?: number;
 }
 
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,50}$/;
@@ -65,7 +71,7 @@ export async function wakeWorkers(channels: WakeChannels, name: string): Promise
 /**
  * Runs the jobs of one kind in this process: claims as many due jobs as it has free slots, runs them, claims again
  * when a slot frees after a full claim, when woken (NOTIFY on `jobs_<name>`, or `wake()`), and every `pollMs`.
- * One claim round at a time; a wake-up during a round asks for one more.
+ * One claim round at a time; a wake-up during a round asks for one more (after `minGapMs`, if set).
  *
  * `stop()` is graceful: no new claims, jobs claimed but not started are released, running handlers are waited for.
  * `abandon()` is a crash, for tests: the worker walks away from its running handlers, whose leases then run out.
@@ -78,6 +84,9 @@ export class JobWorker<J> {
   /** The last claim filled every free slot: more may be due as soon as one frees. */
   private full = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The next round, waiting for `minGapMs` to pass since the last one ended. */
+  private gapTimer: NodeJS.Timeout | undefined;
+  private lastRoundEnd = 0;
   private readonly unsubscribe: (() => void)[] = [];
   private readonly abort = new AbortController();
   /** Totals, for metrics and tests. */
@@ -114,15 +123,25 @@ export class JobWorker<J> {
 
   /** Asks for a claim round soon (jobs were queued or became due in this process). */
   wake(): void {
-    if (this.state !== 'running') return;
+    if (this.state !== 'running' || this.gapTimer) return;
     if (this.round) {
       this.again = true;
+      return;
+    }
+    const wait = this.lastRoundEnd + (this.options.minGapMs ?? 0) - Date.now();
+    if (wait > 0) {
+      this.gapTimer = setTimeout(() => {
+        this.gapTimer = undefined;
+        this.wake();
+      }, wait);
+      this.gapTimer.unref();
       return;
     }
     this.round = this.claimRounds()
       .catch((err: unknown) => this.options.log.warn({ err, kind: this.kind.name }, 'jobs: claim failed'))
       .finally(() => {
         this.round = undefined;
+        this.lastRoundEnd = Date.now();
         if (this.again) this.wake();
       });
   }
@@ -137,6 +156,15 @@ export class JobWorker<J> {
     this.stats.claimed += jobs.length;
     await Promise.all(jobs.map((job) => this.execute(job)));
     return jobs.length;
+  }
+
+  /**
+   * Resolves once the claim round in progress (if any) has ended and the jobs running then, or launched by that
+   * round, have ended: for callers that must see the effect of work already under way (tests driving a kind).
+   */
+  async settle(): Promise<void> {
+    await this.round;
+    await Promise.allSettled([...this.running]);
   }
 
   /** Stops claiming, releases claimed jobs that have not started, waits for the running ones. */
@@ -161,6 +189,8 @@ export class JobWorker<J> {
 
   private detach(): void {
     clearInterval(this.timer);
+    clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
     for (const off of this.unsubscribe.splice(0)) off();
   }
 
@@ -184,7 +214,8 @@ export class JobWorker<J> {
       }
       for (const job of jobs) this.launch(job);
       this.full = jobs.length === free;
-    } while (this.again && this.state === 'running');
+      // With a gap, the round ends here and `wake` starts the next one once the gap has passed.
+    } while (this.again && this.state === 'running' && !this.options.minGapMs);
   }
 
   private async releaseClaims(jobs: J[]): Promise<void> {
