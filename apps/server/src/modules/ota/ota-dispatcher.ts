@@ -2,6 +2,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { OtaPolicy, OtaTaskStatus } from '@cellhub/contract/ota';
 import type { DbOrTx } from '../../db/client';
 import type { Deps } from '../../lib/deps';
+import { type Periodic, startPeriodic } from '../../jobs/periodic';
+import { JobWorker, wakeWorkers } from '../../jobs/worker';
 import { byTask, type DispatchRow, publishDispatches, rowsOf, type TaskInfo, ts } from './ota-send';
 import { autoStartDue, stepTask } from './ota-task-steps';
 import { mayRetry, retryDelayMs } from './ota-transitions';
@@ -9,20 +11,20 @@ import { type OtaTaskRow, otaTasks } from './ota.table';
 import type { SimDownloadCheck } from './sim-check';
 
 export interface OtaDispatcherOptions {
-  /** Dispatcher period; events (a start, a device coming online, an attempt ending) wake it sooner. */
+  /** The worker looks for due rows this often; events (a start, a device coming online, an attempt ending) sooner. */
   tickMs: number;
   /** Rows claimed per transaction. */
   batchSize: number;
   /** A dispatch committed but not marked sent after this long is published again (its instance died). */
   republishAfterMs: number;
   /**
-   * A publish the broker has not taken after this long is left unmarked (neither sent nor failed): the dispatcher
+   * A publish the broker has not taken after this long is left unmarked (neither sent nor failed): the worker
    * goes on, and the sweep of unsent dispatches publishes it again later, as if this instance had died.
    */
   publishTimeoutMs: number;
-  /** Passes start at least this far apart, however often events wake the dispatcher. */
+  /** Claim rounds start at least this far apart, however often events wake the dispatcher. */
   minPassGapMs: number;
-  /** Plan times, timeouts and orphaned sends are looked at this often (by the injectable clock). */
+  /** Plan times, timeouts and orphaned sends are looked at this often (jobs/periodic.ts). */
   housekeepingMs: number;
   simCheck: SimDownloadCheck;
   /** Base of download URLs; the server's PUBLIC_URL by default. */
@@ -30,7 +32,8 @@ export interface OtaDispatcherOptions {
 }
 
 export interface OtaDispatcherStats {
-  ticks: number;
+  /** Claim rounds (each looks at every running task). */
+  claimRounds: number;
   dispatched: number;
   published: number;
   publishFailed: number;
@@ -38,6 +41,23 @@ export interface OtaDispatcherStats {
   publishTimedOut: number;
   republished: number;
   timeouts: number;
+  /** Claimed batches given back unpublished because the dispatcher stopped (their attempt not counted). */
+  released: number;
+}
+
+/** The job kind's name: its worker is woken on `jobs_ota_dispatch` (NOTIFY on PostgreSQL, in process on PGlite). */
+export const OTA_DISPATCH_KIND = 'ota_dispatch';
+
+/**
+ * Claimed batches one instance publishes at once. The broker pipelines each batch; a broker that does not take
+ * one holds its slot for at most `publishTimeoutMs`.
+ */
+const PUBLISHERS = 4;
+
+/** One job: a committed batch of dispatches of one task, to publish and mark sent. */
+interface DispatchJob {
+  task: OtaTaskRow;
+  batch: DispatchRow[];
 }
 
 interface Candidate {
@@ -52,29 +72,29 @@ interface Candidate {
 }
 
 /**
- * The dispatcher of one server instance: running tasks' transitions, claims of due upgrade log rows and their
- * publication, plan times, timeouts and orphaned sends. Everything it knows is in the database, so any number of
- * instances run it side by side: each claims work with `FOR UPDATE SKIP LOCKED` (tasks and upgrade log rows) in
- * short transactions, commits a dispatch before publishing it, and marks it sent afterwards (docs/ota.md).
+ * The dispatcher of one server instance, a job kind of src/jobs: its claim takes each running task's row lock
+ * (`FOR UPDATE SKIP LOCKED`), makes the task's transitions and claims a batch of due upgrade log rows, committed
+ * as dispatched (that commit is the claim's lease: a row never marked sent is published again after
+ * `republishAfterMs`); its run publishes the batch and marks it sent. The JobWorker owns the loop: wake-ups
+ * (`jobs_ota_dispatch`, events of this instance), the poll, the gap between rounds, graceful stop. Plan times,
+ * timeouts and orphaned sends are a periodic sweep (jobs/periodic.ts). Everything it knows is in the database, so
+ * any number of instances run it side by side (docs/ota.md).
  */
 export class OtaDispatcher {
   readonly stats: OtaDispatcherStats = {
-    ticks: 0,
+    claimRounds: 0,
     dispatched: 0,
     published: 0,
     publishFailed: 0,
     publishTimedOut: 0,
     republished: 0,
     timeouts: 0,
+    released: 0,
   };
-  private timer: NodeJS.Timeout | undefined;
-  private soon: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private again = false;
-  private lastPassEnd = 0;
-  private lastHousekeeping = 0;
+  private readonly worker: JobWorker<DispatchJob>;
+  private housekeeping: Periodic | undefined;
   private closed = false;
-  /** A device came online since the last pass: look at rows waiting for their device. */
+  /** A device came online since the last claim: look at rows waiting for their device. */
   private lookOffline = true;
   private lastOfflineLook = 0;
 
@@ -82,108 +102,132 @@ export class OtaDispatcher {
     private readonly deps: Deps,
     readonly options: OtaDispatcherOptions,
     private readonly taskChanged: (taskId: number) => void,
-  ) {}
+  ) {
+    this.worker = new JobWorker<DispatchJob>(
+      {
+        name: OTA_DISPATCH_KIND,
+        claim: (limit) => this.claimBatches(limit),
+        run: (job) => this.publish(job.task, job.batch),
+        release: (jobs) => this.release(jobs),
+      },
+      {
+        log: deps.log,
+        channels: deps.channels,
+        concurrency: PUBLISHERS,
+        pollMs: options.tickMs,
+        // Reports wake the dispatcher hundreds of times a second during a rollout; claims closer together would
+        // only take the database (one connection on PGlite) from the downloads and the reports themselves.
+        minGapMs: options.minPassGapMs,
+      },
+    );
+  }
 
   downloadBase(): string {
     return this.options.downloadBase?.() ?? this.deps.config.publicUrl;
   }
 
   start(): void {
-    const loop = () => {
-      this.timer = setTimeout(() => {
-        void this.tick().finally(() => {
-          if (!this.closed) loop();
-        });
-      }, this.options.tickMs);
-      this.timer.unref();
-    };
-    loop();
+    if (this.closed || this.housekeeping) return;
+    this.worker.start();
+    this.housekeeping = startPeriodic({
+      name: 'ota: housekeeping',
+      everyMs: this.options.housekeepingMs,
+      run: () => this.housekeep(),
+      log: this.deps.log,
+    });
+    this.housekeeping.wake();
   }
 
-  /** A device came online: rows waiting for it are looked at in the next pass. */
+  /** A device came online: rows waiting for it are looked at in the next claim. */
   deviceOnline(): void {
     this.lookOffline = true;
-    this.wake();
+    this.worker.wake();
   }
 
-  /** Runs a pass soon (coalesced). */
+  /** A claim round soon on this instance (coalesced, after the gap). */
   wake(): void {
-    if (this.closed || this.soon) return;
-    this.soon = setTimeout(() => {
-      this.soon = undefined;
-      void this.tick();
-    }, 5);
-    this.soon.unref();
+    this.worker.wake();
   }
 
-  /** One pass of the dispatcher; a call during a pass makes that pass run once more. */
-  tick(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    if (this.ticking) {
-      this.again = true;
-      return this.ticking;
-    }
-    this.ticking = (async () => {
-      do {
-        this.again = false;
-        // Reports wake the dispatcher hundreds of times a second during a rollout; passes closer together would
-        // only take the database (one connection on PGlite) from the downloads and the reports themselves.
-        const wait = this.lastPassEnd + this.options.minPassGapMs - Date.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        try {
-          await this.pass();
-        } catch (err) {
-          this.deps.log.warn({ err }, 'ota: dispatcher pass failed');
-        }
-        this.lastPassEnd = Date.now();
-      } while (this.again && !this.closed);
-    })().finally(() => {
-      this.ticking = undefined;
+  /** A claim round soon on every instance (a task was started or changed): NOTIFY on `jobs_ota_dispatch`. */
+  wakeEverywhere(): void {
+    if (this.closed) return;
+    wakeWorkers(this.deps.channels, OTA_DISPATCH_KIND).catch((err: unknown) => {
+      this.deps.log.warn({ err }, 'ota: wake-up notify failed; instances find the task at their next poll');
+      this.worker.wake();
     });
-    return this.ticking;
   }
 
-  /** Stops after the current pass. */
+  /**
+   * One whole pass, for tests that moved the clock: what the worker is doing now (a claim round, publishes) ends,
+   * then the housekeeping sweep runs, then claim rounds until one finds less than it could take, each batch
+   * published before this resolves.
+   */
+  async tick(): Promise<void> {
+    if (this.closed) return;
+    await this.worker.settle();
+    await (this.housekeeping ? this.housekeeping.runNow() : this.housekeep());
+    for (let round = 0; round < 100 && !this.closed; round++) {
+      if ((await this.worker.runOnce(PUBLISHERS)) < PUBLISHERS) break;
+    }
+  }
+
+  /** No new claims or sweeps; waits for the batches being published. */
   async stop(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.soon);
-    await this.ticking;
+    await this.housekeeping?.stop();
+    await this.worker.stop();
   }
 
-  private async pass(): Promise<void> {
-    this.stats.ticks++;
+  /** Plan times, timeouts and orphaned sends: they change with the clock, not with events. */
+  private async housekeep(): Promise<void> {
+    const now = this.deps.now();
+    const started = await autoStartDue(this.deps.db, now);
+    for (const id of started) this.taskChanged(id);
+    const timedOut = await this.sweepTimeouts(now);
+    // A start, a retry that became due or an attempt that ended: the dispatcher has work now.
+    if (started.length > 0 || timedOut > 0) this.worker.wake();
+    await this.republishUnsent(now);
+  }
+
+  /**
+   * The job kind's claim: up to `limit` batches, task by task (each task step under its row lock, in its own
+   * short transaction), each committed before it is returned.
+   */
+  private async claimBatches(limit: number): Promise<DispatchJob[]> {
+    this.stats.claimRounds++;
     const now = this.deps.now();
     // Rows waiting for their device are looked at when a device came online, and every 5 s in case the event was
     // missed (it came to another instance whose NOTIFY was lost).
     const lookOffline = this.lookOffline || Date.now() - this.lastOfflineLook > 5000;
     this.lookOffline = false;
     if (lookOffline) this.lastOfflineLook = Date.now();
-    // Plan times, timeouts and orphaned sends change with the clock, not with events: once a second is enough.
-    if (now.getTime() - this.lastHousekeeping >= this.options.housekeepingMs) {
-      this.lastHousekeeping = now.getTime();
-      for (const id of await autoStartDue(this.deps.db, now)) this.taskChanged(id);
-      await this.sweepTimeouts(now);
-      await this.republishUnsent(now);
-    }
     const running = await this.deps.db
       .select({ id: otaTasks.id })
       .from(otaTasks)
       .where(eq(otaTasks.status, 'running'));
+    const jobs: DispatchJob[] = [];
     for (const { id } of running) {
-      for (let round = 0; round < 100 && !this.closed; round++) {
-        const more = await this.manage(id, now, lookOffline);
-        if (!more) break;
+      for (let round = 0; round < 100 && jobs.length < limit && !this.closed; round++) {
+        const step = await this.manage(id, now, lookOffline);
+        if (step.job) jobs.push(step.job);
+        if (!step.more) break;
       }
+      if (jobs.length >= limit) break;
     }
+    return jobs;
   }
 
   /**
    * One step of a running task under its row lock (another instance skips the task meanwhile): its task-level
-   * transitions (ota-task-steps.ts), then a claimed and committed batch of dispatches, published after the
-   * commit. Returns whether there may be more to do right away.
+   * transitions (ota-task-steps.ts), then a claimed and committed batch of dispatches. Returns the batch to
+   * publish and whether there may be more to do right away.
    */
-  private async manage(taskId: number, now: Date, lookOffline: boolean): Promise<boolean> {
+  private async manage(
+    taskId: number,
+    now: Date,
+    lookOffline: boolean,
+  ): Promise<{ more: boolean; job?: DispatchJob }> {
     const outcome = await this.deps.db.transaction(async (tx) => {
       const [task] = await tx
         .select()
@@ -199,9 +243,10 @@ export class OtaDispatcher {
       const batch = await this.claim(tx, task, step.wave, limit, now, lookOffline);
       return { more: batch.claimed === limit, changed: batch.claimed > 0, batch: batch.dispatch, task };
     });
-    if (outcome.task && outcome.batch.length > 0) await this.publish(outcome.task, outcome.batch, now);
     if (outcome.changed) this.taskChanged(taskId);
-    return outcome.more;
+    const job =
+      outcome.task && outcome.batch.length > 0 ? { task: outcome.task, batch: outcome.batch } : undefined;
+    return { more: outcome.more, job };
   }
 
   /**
@@ -326,15 +371,15 @@ export class OtaDispatcher {
   }
 
   /**
-   * Publishes committed dispatches and marks them (ota-send.ts). A broker that does not take them in time leaves
-   * them unmarked for the unsent sweep: one stuck publish must not hold every task's dispatcher.
+   * The job kind's run: publishes a committed batch and marks it (ota-send.ts). A broker that does not take it in
+   * time leaves it unmarked for the unsent sweep: one stuck publish must not hold a publishing slot for long.
    */
-  private async publish(task: TaskInfo, batch: DispatchRow[], now: Date): Promise<void> {
+  private async publish(task: TaskInfo, batch: DispatchRow[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.publishTimeoutMs);
     });
-    const done = publishDispatches(this.deps, this.downloadBase(), task, batch, now);
+    const done = publishDispatches(this.deps, this.downloadBase(), task, batch, this.deps.now());
     try {
       const result = await Promise.race([done, timedOut]);
       if (result === 'timeout') {
@@ -349,6 +394,25 @@ export class OtaDispatcher {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The job kind's release (a stop while claiming): batches committed but never published go back to `pending`
+   * with their attempt uncounted, rather than wait for the unsent sweep of another instance.
+   */
+  private async release(jobs: readonly DispatchJob[]): Promise<void> {
+    const ids = jobs.flatMap((j) => j.batch.map((r) => r.upgradeId));
+    const now = this.deps.now();
+    const back = rowsOf<{ id: number }>(
+      await this.deps.db.execute(sql`
+        update ota_devices set phase = 'pending', attempts = attempts - 1, upgrade_id = null, dispatched_at = null,
+          deadline_at = null, updatedat = ${ts(now)}
+        where upgrade_id = any(${sql.param(ids)}::text[]) and phase = 'dispatched' and sent_at is null
+        returning id`),
+    ).length;
+    this.stats.released += back;
+    this.stats.dispatched -= back;
+    for (const taskId of new Set(jobs.map((j) => j.task.id))) this.taskChanged(taskId);
   }
 
   /**
@@ -387,15 +451,16 @@ export class OtaDispatcher {
     for (const t of tasks) {
       const rows = grouped.get(t.id)!;
       this.stats.republished += rows.length;
-      await this.publish(t, rows, now);
+      await this.publish(t, rows);
     }
   }
 
   /**
    * Attempts past their deadline: succeeded if the device meanwhile reports the target version, else failed by
-   * timeout and retried after the backoff while retries are left (not in a cancelled task).
+   * timeout and retried after the backoff while retries are left (not in a cancelled task). Answers how many
+   * attempts it ended.
    */
-  private async sweepTimeouts(now: Date): Promise<void> {
+  private async sweepTimeouts(now: Date): Promise<number> {
     const touched = await this.deps.db.transaction(async (tx) => {
       const rows = rowsOf<{
         id: number;
@@ -415,7 +480,7 @@ export class OtaDispatcher {
           order by r.deadline_at limit ${this.options.batchSize * 2}
           for update of r skip locked`),
       );
-      if (rows.length === 0) return [];
+      if (rows.length === 0) return { tasks: [], ended: 0 };
       const ids: number[] = [];
       const phases: string[] = [];
       const results: string[] = [];
@@ -447,8 +512,9 @@ export class OtaDispatcher {
           ${sql.param(nextAt)}::timestamptz[]) as v(id, phase, result, next_at)
         where r.id = v.id`);
       this.stats.timeouts += phases.filter((p) => p !== 'succeeded').length;
-      return [...new Set(rows.map((r) => r.task_id))];
+      return { tasks: [...new Set(rows.map((r) => r.task_id))], ended: rows.length };
     });
-    for (const id of touched) this.taskChanged(id);
+    for (const id of touched.tasks) this.taskChanged(id);
+    return touched.ended;
   }
 }

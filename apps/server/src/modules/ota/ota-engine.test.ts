@@ -146,30 +146,42 @@ describe('devices that are offline, silent or failing', () => {
   });
 
   it('sends the same command again to a device that reconnects before saying anything about it', async () => {
-    const [dev] = await devicesOnline(['OTA-E45']);
+    const [dev, other] = await devicesOnline(['OTA-E45', 'OTA-E46']);
     dev!.behaviour = 'silent';
+    other!.behaviour = 'silent';
     const task = await createTask(t, a.token, {
       name: 'reconnect',
       product_key: fx.productKey,
       version_id: fx.versionId,
-      targets: pick(['OTA-E45']),
+      targets: pick(['OTA-E45', 'OTA-E46']),
     });
     await act(t, a.token, task.id, 'start');
     const first = await eventually(async () => dev!.commands[0]);
+    const otherFirst = await eventually(async () => other!.commands[0]);
     // The connection drops before the device reported anything (a clean session loses queued messages).
     await dev!.disconnect();
     dev!.behaviour = 'succeed';
     await dev!.connect();
     const again = await eventually(async () => dev!.commands[1]);
     expect(again.id).toBe(first.id);
-    const done = await taskUntil(t, a.token, task.id, (d) => d.status === 'done');
-    expect(done.success_count).toBe(1);
-    expect((await taskDevices(t, a.token, task.id))[0]).toMatchObject({ attempts: 1, phase: 'succeeded' });
-    // Once it has reported, a reconnect sends nothing more.
+    await taskUntil(t, a.token, task.id, (d) => d.success_count === 1);
+    const row = byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E45');
+    expect(row).toMatchObject({ attempts: 1, phase: 'succeeded' });
+    // Once it has reported, a reconnect sends nothing more. The sentinel: a device that has not reported yet
+    // reconnects after it, and its command is sent again; reconnects are looked at in the order they came, and
+    // each re-send is counted before it is published.
+    const resent = t.app.ota.stats.resentOnConnect;
     await dev!.disconnect();
     await dev!.connect();
-    await new Promise((r) => setTimeout(r, 300));
+    await other!.disconnect();
+    await other!.connect();
+    const otherAgain = await eventually(async () => other!.commands[1]);
+    expect(otherAgain.id).toBe(otherFirst.id);
+    expect(t.app.ota.stats.resentOnConnect - resent).toBe(1);
     expect(dev!.commands).toHaveLength(2);
+    await other!.report(otherFirst.id, 4);
+    const done = await taskUntil(t, a.token, task.id, (d) => d.status === 'done');
+    expect(done.success_count).toBe(2);
   });
 
   it('fails a silent device by timeout, retries it after the backoff, then fails it for good', async () => {
@@ -315,6 +327,7 @@ describe('rollout policy', () => {
     let d = await taskDetail(t, a.token, task.id);
     expect(d).toMatchObject({ upgrading_count: 2, pending_count: 4, current_wave: 1 });
     const sent = () => devs.filter((x) => x.commands.length > 0);
+    await eventually(async () => (sent().length === 2 ? true : undefined));
     const finished = new Set<string>();
     // The devices sent the upgrade so far report success.
     const finishSent = async () => {

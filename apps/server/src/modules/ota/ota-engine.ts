@@ -27,8 +27,8 @@ export const DEFAULT_ENGINE_OPTIONS: OtaEngineOptions = {
 };
 
 /**
- * The rollout engine of one server instance, in three parts: the dispatcher (ota-dispatcher.ts: task
- * transitions, claims, publication, timeouts, orphaned sends), what devices say (ota-reports.ts: reports,
+ * The rollout engine of one server instance, in three parts: the dispatcher (ota-dispatcher.ts, a job kind of
+ * src/jobs: task transitions, claims, publication; a periodic sweep of plan times, timeouts, orphaned sends), what devices say (ota-reports.ts: reports,
  * reported versions, reconnects, download counts) and the live task events (ota-task-events.ts). Its state is in
  * the database, so any number of instances run it side by side (docs/ota.md).
  */
@@ -40,7 +40,7 @@ export class OtaEngine {
   private readonly dispatcher: OtaDispatcher;
   private readonly reports: OtaReports;
   private readonly events: OtaTaskEvents;
-  private unsubscribe: (() => void) | undefined;
+  private readonly unsubscribe: (() => void)[] = [];
   private closed = false;
 
   constructor(
@@ -67,25 +67,39 @@ export class OtaEngine {
     return { ...this.dispatcher.stats, ...this.reports.stats, ...this.events.stats };
   }
 
-  /** Starts the dispatcher and listens for devices coming online and reporting their firmware version. */
+  /**
+   * Starts the dispatcher and listens for task changes made by the services (`ota.task.changed`), devices coming
+   * online and devices reporting their firmware version.
+   */
   start(): void {
-    this.unsubscribe = this.deps.events.subscribe((event) => {
-      if (event.type === 'device.online' && event.online === 1) {
-        this.reports.online(event.sn, event.at);
-        this.dispatcher.deviceOnline();
-      } else if (event.type === 'device.info' && typeof event.fields.fw_version === 'string') {
-        this.reports.info(event.sn, event.fields.fw_version);
-      }
-    });
+    if (this.closed) return;
+    this.unsubscribe.push(
+      this.deps.events.on('ota.task.changed', (e) => {
+        this.taskChanged(e.taskId, e.deleted);
+        // A started (or created, paused, cancelled) task: every instance's dispatcher looks now.
+        if (!e.deleted) this.dispatcher.wakeEverywhere();
+      }),
+      this.deps.events.subscribe((event) => {
+        if (event.type === 'device.online' && event.online === 1) {
+          this.reports.online(event.sn, event.at);
+          this.dispatcher.deviceOnline();
+        } else if (event.type === 'device.info' && typeof event.fields.fw_version === 'string') {
+          this.reports.info(event.sn, event.fields.fw_version);
+        }
+      }),
+    );
     this.dispatcher.start();
   }
 
-  /** Runs a dispatcher pass soon (coalesced). */
+  /** A dispatcher claim round soon on this instance (coalesced). */
   wake(): void {
     this.dispatcher.wake();
   }
 
-  /** One dispatcher pass (tests drive the engine with it). */
+  /**
+   * One whole dispatcher pass: the housekeeping sweep (plan times, timeouts, orphaned sends), then claims until
+   * nothing more is due, published. Tests that move the clock drive the engine with it.
+   */
   tick(): Promise<void> {
     return this.dispatcher.tick();
   }
@@ -106,11 +120,14 @@ export class OtaEngine {
     this.events.changed(taskId, deleted);
   }
 
-  /** Stops the dispatcher after the current pass and writes what is queued (reports, fw versions, counts). */
+  /**
+   * Stops the dispatcher (no new claims, the batches being published finish) and writes what is queued (reports,
+   * fw versions, counts).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.unsubscribe?.();
+    for (const off of this.unsubscribe.splice(0)) off();
     await this.dispatcher.stop();
     await this.reports.stop();
     await this.downloads.stop();

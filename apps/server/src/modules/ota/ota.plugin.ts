@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { OtaEngine, type OtaEngineOptions } from './ota-engine';
-import { setOtaSignals } from './ota-signals';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,17 +16,12 @@ declare module 'fastify' {
 export const otaPlugin = fp(
   async (app: FastifyInstance, opts: Partial<OtaEngineOptions>) => {
     const engine = new OtaEngine(app.deps, opts);
-    setOtaSignals(app.deps, {
-      wake: () => engine.wake(),
-      taskChanged: (id, deleted) => engine.taskChanged(id, deleted),
-    });
     // The gateway asks the bus; the answer comes once the report is stored.
     const stopAnswering = app.deps.events.answer('ota.report', (e) => engine.report(e.device, e.report));
     app.decorate('ota', engine);
     app.addHook('onReady', async () => engine.start());
     app.addHook('onClose', async () => {
       stopAnswering();
-      setOtaSignals(app.deps, undefined);
       await engine.close();
     });
   },

@@ -28,7 +28,6 @@ import { firmwares } from '../firmware/firmware.table';
 import { findProductByKey } from '../products/products.service';
 import { products } from '../products/products.table';
 import { users } from '../users/users.table';
-import { otaSignals } from './ota-signals';
 import { type OtaTaskRow, otaDevices, otaTasks } from './ota.table';
 import { simDownloadCheck } from './sim-check';
 
@@ -432,8 +431,7 @@ export async function createTask(
     });
     return task;
   });
-  otaSignals(deps).taskChanged(row.id);
-  if (row.planTime) otaSignals(deps).wake();
+  deps.events.emit({ type: 'ota.task.changed', taskId: row.id });
   return toDetail(deps.db, row);
 }
 
@@ -646,7 +644,6 @@ export async function taskAction(
       }
     }
   });
-  otaSignals(deps).taskChanged(id, result === null ? deleted : undefined);
-  if (action === 'start') otaSignals(deps).wake();
+  deps.events.emit({ type: 'ota.task.changed', taskId: id, deleted: result === null ? deleted : undefined });
   return result ? toDetail(deps.db, result) : null;
 }
