@@ -104,6 +104,49 @@ export function taskUntil(
   }, timeoutMs);
 }
 
+/**
+ * Waits until `count` devices of the product are online in `t`'s device list (on another instance than the one
+ * they connected to, that is the cross-instance presence too).
+ */
+export function untilOnline(
+  t: TestApp,
+  token: string,
+  productKey: string,
+  count: number,
+  timeoutMs = 5000,
+): Promise<true> {
+  return eventually(async () => {
+    const list = data<{ online: number }[]>(
+      await t.inject({ method: 'GET', url: `/api/devices?per_page=1000&product_key=${productKey}`, token }),
+    );
+    return list.filter((d) => d.online === 1).length === count ? true : undefined;
+  }, timeoutMs);
+}
+
+/**
+ * An OtaTestDevice on `t` (downloads go to `t`) for each of `devices`, with `behaviour`, connected one after
+ * another (each subscribed before the next connects) to `t`'s broker or to `url`.
+ */
+export async function connectFleet(
+  t: TestApp,
+  devices: TestDevice[],
+  opts: { behaviour?: Behaviour; url?: string } = {},
+): Promise<OtaTestDevice[]> {
+  const out: OtaTestDevice[] = [];
+  try {
+    for (const d of devices) {
+      const dev = new OtaTestDevice(t, d);
+      if (opts.behaviour) dev.behaviour = opts.behaviour;
+      out.push(dev);
+      await dev.connect(opts.url);
+    }
+  } catch (err) {
+    await Promise.all(out.map((d) => d.disconnect()));
+    throw err;
+  }
+  return out;
+}
+
 /** What a simulated device does with an upgrade command. */
 export type Behaviour = 'succeed' | 'refuse' | 'fail-download' | 'fail-update' | 'silent' | 'accept-only';
 

@@ -7,6 +7,7 @@ import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FirmwareItem, FirmwareVersion, UsableFirmwareVersion } from '@cellhub/contract/firmware';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
+import { eventually } from '../../test/gateway-test-kit';
 import { allowTestTarget } from '../../test/outbound';
 import { auditLogs } from '../audit/audit.table';
 import { firmwareDir } from './firmware-file';
@@ -468,16 +469,13 @@ describe('upload', () => {
       (async () => {
         req.write(start);
         req.write(content.subarray(0, firstPart));
-        // Half the file has been sent and the request is not over: it must already be on disk.
-        let onDisk = 0;
-        const deadline = Date.now() + 15_000;
-        while (Date.now() < deadline) {
+        // Half the file has been sent and the request is not over: it must already be on disk (waited for as
+        // it grows; a store that buffers the body never gets there and fails the wait).
+        const onDisk = await eventually(async () => {
           const parts = existsSync(tmpDir) ? readdirSync(tmpDir) : [];
-          onDisk = parts.reduce((n, p) => n + statSync(path.join(tmpDir, p)).size, 0);
-          if (onDisk >= firstPart / 2) break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        expect(onDisk).toBeGreaterThanOrEqual(firstPart / 2);
+          const bytes = parts.reduce((n, p) => n + statSync(path.join(tmpDir, p)).size, 0);
+          return bytes >= firstPart / 2 ? bytes : undefined;
+        }, 15_000);
         expect(onDisk).toBeLessThanOrEqual(firstPart);
         req.write(content.subarray(firstPart));
         req.end(tail);

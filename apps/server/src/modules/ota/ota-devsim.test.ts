@@ -4,7 +4,16 @@ import { VirtualDevice } from '../../../../devsim/src/device';
 import { newOtaStats, otaHandler } from '../../../../devsim/src/ota';
 import { eventually } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp } from '../../test/app';
-import { act, byDevice, createTask, data, otaFixture, taskDevices, taskUntil } from '../../test/ota-test-kit';
+import {
+  act,
+  byDevice,
+  createTask,
+  data,
+  otaFixture,
+  taskDevices,
+  taskUntil,
+  untilOnline,
+} from '../../test/ota-test-kit';
 
 let t: TestApp;
 let base: string;
@@ -48,12 +57,7 @@ describe('devsim devices taking an upgrade from the server', () => {
     );
     try {
       for (const d of devices) await d.connect();
-      await eventually(async () => {
-        const list = data<{ online: number }[]>(
-          await t.inject({ method: 'GET', url: `/api/devices?product_key=${fx.productKey}`, token: admin }),
-        );
-        return list.filter((d) => d.online === 1).length === 8 ? true : undefined;
-      });
+      await untilOnline(t, admin, fx.productKey, 8);
       const task = await createTask(t, admin, {
         name: 'devsim',
         product_key: fx.productKey,

@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OtaDown } from '@cellhub/contract/protocol';
 import { eventually } from '../../test/gateway-test-kit';
@@ -14,53 +12,15 @@ import { buildTestApp, type TestApp } from '../../test/app';
 import {
   act,
   byDevice,
+  connectFleet,
   createTask,
-  data,
   otaFixture,
-  OtaTestDevice,
+  type OtaTestDevice,
   taskDevices,
   taskUntil,
+  untilOnline,
 } from '../../test/ota-test-kit';
-
-const onPostgres = process.env.TEST_DB === 'postgres';
-
-/**
- * One database that outlives the apps using it: a file-backed PGlite in a shared data folder, or a PostgreSQL
- * database of its own when TEST_DB=postgres.
- */
-async function sharedStore(): Promise<{
-  dataDir: string;
-  databaseUrl: string | undefined;
-  drop(): Promise<void>;
-}> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'cellhub-ota-shared-'));
-  if (!onPostgres) {
-    return {
-      dataDir,
-      databaseUrl: undefined,
-      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
-    };
-  }
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `cellhub_ota_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    dataDir,
-    databaseUrl: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+import { onPostgres, sharedStore, type SharedStore } from '../../test/shared-store';
 
 const totalCommands = (devs: OtaTestDevice[][], sn: string) =>
   devs
@@ -69,9 +29,9 @@ const totalCommands = (devs: OtaTestDevice[][], sn: string) =>
     .reduce((n, d) => n + d.commands.length, 0);
 
 describe(`restart in the middle of a rollout (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let store: Awaited<ReturnType<typeof sharedStore>>;
+  let store: SharedStore;
   beforeAll(async () => {
-    store = await sharedStore();
+    store = await sharedStore('ota');
   });
   afterAll(() => store.drop());
 
@@ -84,22 +44,9 @@ describe(`restart in the middle of a rollout (${onPostgres ? 'PostgreSQL' : 'PGl
     try {
       const admin = await first.adminToken();
       const fx = await otaFixture(first, admin, admin, sns, { size: 4096 });
-      const devs = fx.devices.map((d) => new OtaTestDevice(first!, d));
+      const devs = await connectFleet(first, fx.devices, { behaviour: 'accept-only' });
       generations.push(devs);
-      for (const d of devs) {
-        d.behaviour = 'accept-only';
-        await d.connect();
-      }
-      await eventually(async () => {
-        const list = data<{ online: number }[]>(
-          await first!.inject({
-            method: 'GET',
-            url: `/api/devices?per_page=100&product_key=${fx.productKey}`,
-            token: admin,
-          }),
-        );
-        return list.filter((d) => d.online === 1).length === 30 ? true : undefined;
-      });
+      await untilOnline(first, admin, fx.productKey, 30);
       const task = await createTask(first, admin, {
         name: 'restart',
         product_key: fx.productKey,
@@ -134,12 +81,8 @@ describe(`restart in the middle of a rollout (${onPostgres ? 'PostgreSQL' : 'PGl
       first = undefined;
       second = await buildTestApp({ config });
       const admin2 = await second.adminToken();
-      const again = fx.devices.map((d) => new OtaTestDevice(second!, d));
+      const again = await connectFleet(second, fx.devices);
       generations.push(again);
-      for (const d of again) {
-        d.behaviour = 'succeed';
-        await d.connect();
-      }
       // Devices that got their upgrade before the restart finish it now, with the id they were given.
       for (const d of devs) {
         const cmd = d.commands[0];
@@ -166,9 +109,9 @@ describe(`restart in the middle of a rollout (${onPostgres ? 'PostgreSQL' : 'PGl
 });
 
 describe(`an engine killed in the middle of a dispatch (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  let store: Awaited<ReturnType<typeof sharedStore>>;
+  let store: SharedStore;
   beforeAll(async () => {
-    store = await sharedStore();
+    store = await sharedStore('ota');
   });
   afterAll(() => store.drop());
 
@@ -181,22 +124,9 @@ describe(`an engine killed in the middle of a dispatch (${onPostgres ? 'PostgreS
     try {
       const admin = await first.adminToken();
       const fx = await otaFixture(first, admin, admin, sns, { size: 2048 });
-      const devs = fx.devices.map((d) => new OtaTestDevice(first!, d));
+      const devs = await connectFleet(first, fx.devices, { behaviour: 'accept-only' });
       generations.push(devs);
-      for (const d of devs) {
-        d.behaviour = 'accept-only';
-        await d.connect();
-      }
-      await eventually(async () => {
-        const list = data<{ online: number }[]>(
-          await first!.inject({
-            method: 'GET',
-            url: `/api/devices?per_page=100&product_key=${fx.productKey}`,
-            token: admin,
-          }),
-        );
-        return list.filter((d) => d.online === 1).length === 20 ? true : undefined;
-      });
+      await untilOnline(first, admin, fx.productKey, 20);
       // The engine dies in the middle of publishing its first batch: the broker takes four commands (their
       // devices get them), nothing after that happens, and none of the batch is ever marked sent.
       const link = first.app.deps.link;
@@ -225,11 +155,10 @@ describe(`an engine killed in the middle of a dispatch (${onPostgres ? 'PostgreS
 
       second = await buildTestApp({ config });
       const admin2 = await second.adminToken();
-      const again = fx.devices.map((d) => new OtaTestDevice(second!, d));
-      generations.push(again);
       // The ten orphaned sends hold every slot of the task, so nothing is sent while the devices connect (a
       // command published between a device's CONNACK and its SUBSCRIBE would be lost with its clean session).
-      for (const d of again) await d.connect();
+      const again = await connectFleet(second, fx.devices);
+      generations.push(again);
       // Orphaned sends are published again once this old; the default (30 s) would only slow the test.
       second.app.ota.options.republishAfterMs = 500;
       const done = await taskUntil(second, admin2, task.id, (x) => x.status === 'done', 60_000);
@@ -318,22 +247,9 @@ describe.skipIf(!onPostgres || !haveBroker)('two instances on one PostgreSQL dat
       const admin = await a.adminToken();
       const sns = Array.from({ length: 40 }, (_, i) => `DUO-${String(i + 1).padStart(2, '0')}`);
       const fx = await otaFixture(a, admin, admin, sns, { size: 2048 });
-      for (const d of fx.devices) {
-        // Downloads go to the instance that holds the file (files are per DATA_DIR until object storage).
-        const dev = new OtaTestDevice(a, d);
-        devs.push(dev);
-        await dev.connect(broker.url);
-      }
-      await eventually(async () => {
-        const list = data<{ online: number }[]>(
-          await b.inject({
-            method: 'GET',
-            url: `/api/devices?per_page=100&product_key=${fx.productKey}`,
-            token: admin,
-          }),
-        );
-        return list.filter((d) => d.online === 1).length === 40 ? true : undefined;
-      }, 15_000);
+      // Downloads go to the instance that holds the file (files are per DATA_DIR until object storage).
+      devs.push(...(await connectFleet(a, fx.devices, { url: broker.url })));
+      await untilOnline(b, admin, fx.productKey, 40, 15_000);
       const task = await createTask(a, admin, {
         name: 'two instances',
         product_key: fx.productKey,
