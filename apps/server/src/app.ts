@@ -13,6 +13,7 @@ import type { SmsProvider } from './lib/sms';
 import { alertsPlugin } from './modules/alerts/alerts.plugin';
 import { alertsRoutes } from './modules/alerts/alerts.routes';
 import { authRoutes } from './modules/auth/auth.routes';
+import { commandsPlugin } from './modules/commands/commands.plugin';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
@@ -164,6 +165,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     });
     await app.register(gatewayPlugin, { gateway });
     await app.register(realtimePlugin);
+    await app.register(commandsPlugin);
     await app.register(notifyPlugin);
     await app.register(otaPlugin);
     await app.register(alertsPlugin);

@@ -51,6 +51,8 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
       `Content-Type: text/csv\r\n\r\nsn\r\n${PARAMS.sn}\r\n--${BOUNDARY}--\r\n`,
   },
   'POST /api/devices/{sn}/commands': { payload: { type: 'string', data: 'x' } },
+  // No body: the path alone ({id} '999999' is a valid command id) reaches the device check.
+  'POST /api/devices/{sn}/commands/{id}/cancel': {},
   'PUT /api/devices/{sn}/config': { payload: { config: {} } },
   'GET /api/devices/{sn}/properties/series': { query: { key: 'temp', range: '1h' } },
   'POST /api/devices/{sn}/raw': { payload: { data: 'aa', encoding: 'hex' } },

@@ -289,6 +289,13 @@ const ROUTES: RouteCase[] = [
     bad: { query: { current: '0' } },
   },
   {
+    method: 'POST',
+    path: '/api/devices/{sn}/commands/{id}/cancel',
+    url: '/api/devices/sn-missing/commands/0123456789abcdef/cancel',
+    auth: 'user',
+    bad: { url: '/api/devices/sn-missing/commands/not-hex/cancel' },
+  },
+  {
     method: 'GET',
     path: '/api/devices/{sn}/config',
     url: '/api/devices/sn-missing/config',

@@ -225,9 +225,52 @@ export const deviceDetail = deviceItem.extend({
 export type DeviceDetail = z.infer<typeof deviceDetail>;
 
 // --- commands -----------------------------------------------------------------------------------------------
-export const commandBody = z.object({ type: commandType, data: text().min(1).max(4096) });
-export type CommandBody = z.infer<typeof commandBody>;
-export const COMMAND_STATUSES = ['sent', 'replied', 'timeout', 'failed'] as const;
+/** A queued command waits this long for its device unless the sender says otherwise (seconds). */
+export const COMMAND_TTL_DEFAULT_S = 86_400;
+export const COMMAND_TTL_MIN_S = 60;
+export const COMMAND_TTL_MAX_S = 7 * 86_400;
+/** At most this many commands wait for one device at a time (a 101st is refused with 20405). */
+export const COMMAND_QUEUE_MAX = 100;
+/**
+ * What a send does when the device is offline: `fail` refuses it with 20401 (the seed's behaviour, the default);
+ * `queue` keeps it `pending` until the device next subscribes to its commands, for `ttl_seconds`.
+ */
+export const COMMAND_OFFLINE_MODES = ['fail', 'queue'] as const;
+export type CommandOfflineMode = (typeof COMMAND_OFFLINE_MODES)[number];
+export const commandBody = z
+  .object({
+    type: commandType,
+    data: text().min(1).max(4096),
+    offline: z.enum(COMMAND_OFFLINE_MODES).default('fail'),
+    /** Only with `offline: "queue"`: how long the command may wait, 60 s to 7 days; 24 h when left out. */
+    ttl_seconds: z.number().int().min(COMMAND_TTL_MIN_S).max(COMMAND_TTL_MAX_S).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.ttl_seconds !== undefined && b.offline !== 'queue') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ttl_seconds'],
+        message: 'ttl_seconds applies only with offline "queue"',
+      });
+    }
+  });
+/** What callers send: `offline` and `ttl_seconds` may be left out. */
+export type CommandBody = z.input<typeof commandBody>;
+/**
+ * `pending` waits for the device (queued), `sent` went out and waits for the reply, `replied`, `timeout` (no reply
+ * within 30 s), `failed` (the broker did not take it), `expired` (still pending when its time-to-live ran out),
+ * `cancelled` (withdrawn while pending).
+ */
+export const COMMAND_STATUSES = [
+  'pending',
+  'sent',
+  'replied',
+  'timeout',
+  'failed',
+  'expired',
+  'cancelled',
+] as const;
+export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 export const commandItem = z.object({
   id: text(),
   sn: text(),
@@ -237,13 +280,20 @@ export const commandItem = z.object({
   code: z.number().int().nullable(),
   reply: text().nullable(),
   uid: z.number().int().nullable(),
+  /** When it went to the device; for a command that has not gone (pending, expired, cancelled), when it was queued. */
   sentat: iso,
   repliedat: iso.nullable(),
   /** Milliseconds from sent to replied. */
   latency_ms: z.number().int().nullable(),
+  /** When it was queued for an offline device; null when it was sent at once. */
+  queuedat: iso.nullable(),
+  /** When a queued command stops waiting (`expired`); null when it was sent at once. */
+  expiresat: iso.nullable(),
 });
 export type CommandItem = z.infer<typeof commandItem>;
 export const commandListQuery = pageQuery;
+/** Command ids are 16 hex digits; shorter ones are accepted (and found in no history). */
+export const commandParams = snParams.extend({ id: text().regex(/^[0-9a-f]{1,32}$/, 'command_id_rule') });
 
 // --- config -------------------------------------------------------------------------------------------------
 export const configPutBody = z.object({ config: deviceConfig });
@@ -281,6 +331,9 @@ export const DEVICE_LOG_EVENTS = [
   'rejected',
   'command',
   'command_reply',
+  'command_queued',
+  'command_expired',
+  'command_cancelled',
   'config_set',
   'config_sent',
   'config_report',

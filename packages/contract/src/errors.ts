@@ -80,6 +80,9 @@ export const ERROR_CODES = {
   20401: entry('Device offline', '设备离线'),
   20402: entry('Device serial number exists', '设备序列号已存在'),
   20403: entry('Device is not of this product', '设备不属于该产品'),
+  // contract: commands queued for offline devices (docs/api-conventions.md)
+  20404: entry('The command is no longer waiting to be sent', '该指令已不在待下发状态'),
+  20405: entry('Too many commands are waiting for this device', '该设备待下发的指令过多'),
   30015: entry('Add error', '添加失败'),
   31001: entry('Login error: wrong username or password', '登录失败：用户名或密码错误'),
   31002: entry('Verification code send failed', '验证码发送失败'),

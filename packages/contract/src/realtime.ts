@@ -39,7 +39,15 @@ export const deviceInfoEvent = z.object({
   fields: z.record(text(), z.unknown()),
 });
 
-export const commandStatus = z.enum(['sent', 'replied', 'timeout', 'failed']);
+export const commandStatus = z.enum([
+  'pending',
+  'sent',
+  'replied',
+  'timeout',
+  'failed',
+  'expired',
+  'cancelled',
+]);
 
 export const deviceCommandEvent = z.object({
   type: z.literal('device.command'),

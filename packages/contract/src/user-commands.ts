@@ -95,9 +95,20 @@ export type UserCommandSendBody = z.input<typeof userCommandSendBody>;
 /**
  * One device of a run: `sent` waits for the reply, `replied` has it (code and data from the device), `timeout`
  * had none in time, `offline` was refused before sending (20401), `failed` the broker did not take it,
- * `not_found` is not a device of the caller (10117).
+ * `not_found` is not a device of the caller (10117). `pending`, `expired` and `cancelled` are the device command's
+ * states when it was queued for an offline device (docs/api-conventions.md).
  */
-export const RUN_RESULT_STATUSES = ['sent', 'replied', 'timeout', 'offline', 'failed', 'not_found'] as const;
+export const RUN_RESULT_STATUSES = [
+  'sent',
+  'replied',
+  'timeout',
+  'offline',
+  'failed',
+  'not_found',
+  'pending',
+  'expired',
+  'cancelled',
+] as const;
 export type RunResultStatus = (typeof RUN_RESULT_STATUSES)[number];
 
 export const userCommandResult = z.object({

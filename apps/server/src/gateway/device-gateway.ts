@@ -2,6 +2,7 @@ import {
   cmdReplyUp,
   configGetUp,
   configMessage,
+  DOWN_KINDS,
   type DownKind,
   downTopic,
   infoUp,
@@ -176,6 +177,8 @@ export class DeviceGateway implements DeviceLink {
         online: 1,
         at: this.deps.now().toISOString(),
       });
+      // Queued commands follow the rule of the config below.
+      if (info.clean !== true) this.deps.events.emit({ type: 'device.ready', device, kinds: DOWN_KINDS });
       // A device that missed a config change while offline gets it now, if it can receive it: a clean session has
       // no subscriptions yet, so it gets it once it subscribes (`subscribed`).
       if (!configDiffers) return;
@@ -189,9 +192,10 @@ export class DeviceGateway implements DeviceLink {
    * found one. Runs after the connect's presence write (same per-device chain), so the flag is known by then; a
    * config set after the connect went out by itself (putDeviceConfig sends to online devices).
    */
-  subscribed(device: DeviceRef): Promise<void> {
+  subscribed(device: DeviceRef, kinds: readonly DownKind[] = ['config']): Promise<void> {
     return this.serial(device.sn, async () => {
-      if (!this.configOnSubscribe.delete(device.id)) return;
+      this.deps.events.emit({ type: 'device.ready', device, kinds });
+      if (!kinds.includes('config') || !this.configOnSubscribe.delete(device.id)) return;
       await sendExpectedConfig(this.deps, device, false);
     });
   }

@@ -1,5 +1,5 @@
 import type { Aedes, AuthenticateError, Client } from 'aedes';
-import { parseTopic, topicPrefix } from '@cellhub/contract/protocol';
+import { DOWN_KINDS, parseTopic, topicPrefix } from '@cellhub/contract/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { Rejection } from '../lib/rejection';
@@ -141,8 +141,10 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
     const session = client ? sessions.get(client) : undefined;
     if (!session) return;
     const prefix = `${topicPrefix(session.device.productKey, session.device.sn)}/down/`;
-    const config = new Set([`${prefix}#`, `${prefix}+`, `${prefix}config`]);
-    if (subscriptions.some((s) => config.has(s.topic))) void gateway.subscribed(session.device);
+    const granted = subscriptions.filter((s) => (s.qos as number) !== 128 && s.topic.startsWith(prefix));
+    const rests = granted.map((s) => s.topic.slice(prefix.length));
+    const kinds = DOWN_KINDS.filter((k) => rests.some((r) => r === '#' || r === '+' || r === k));
+    if (kinds.length > 0) void gateway.subscribed(session.device, kinds);
   });
 
   aedes.on('keepaliveTimeout', (client) => {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { CmdReplyUp, ConfigMessage, OtaUp, PropertyValue } from '@cellhub/contract/protocol';
+import type { CmdReplyUp, ConfigMessage, DownKind, OtaUp, PropertyValue } from '@cellhub/contract/protocol';
 import type { DeviceRef } from '../modules/devices/device-ref';
 
 /** One set of values of one device at one device timestamp (Unix ms). */
@@ -24,14 +24,16 @@ export type DomainEvent =
   | { type: 'command.replied'; device: DeviceRef; reply: CmdReplyUp }
   /** Alert triggers were created, edited, enabled, disabled or deleted (committed) on this instance. */
   | { type: 'alert-triggers.changed'; ids: number[] }
-  /**
-   * An OTA task was created, started, paused, cancelled or deleted (committed) on this instance: the OTA engine
-   * pushes its counts (`ota.task` to browsers) and wakes the dispatchers. A deleted task's row is gone, so the
-   * event carries what its last browser event needs.
-   */
-  | { type: 'ota.task.changed'; taskId: number; deleted?: { uid: number; productKey: string } }
   /** A firmware upgrade report (`P/up/ota`): a request, answered by the OTA engine (see `answer`/`ask`). */
-  | { type: 'ota.report'; device: DeviceRef; report: OtaUp };
+  | { type: 'ota.report'; device: DeviceRef; report: OtaUp }
+  /**
+   * The device can receive these downlink kinds now: it subscribed to them (embedded broker, clean session), or it
+   * connected with a kept session or said it is online on an external broker (its subscriptions exist already).
+   * What waited for the device (queued commands) goes out on this, never between CONNACK and SUBSCRIBE.
+   */
+  | { type: 'device.ready'; device: DeviceRef; kinds: readonly DownKind[] }
+  /** A request: send the queued commands of this online device now; answered when the attempt ended. */
+  | { type: 'commands.deliver'; device: DeviceRef };
 
 export type DomainEventType = DomainEvent['type'];
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
@@ -42,6 +44,8 @@ export type OtaReportOutcome = { ok: true } | { ok: false; code: number; reason:
 /** Events that are requests: one answerer each, and the producer waits for its reply. */
 export interface DomainReplies {
   'ota.report': OtaReportOutcome;
+  /** How many queued commands went out. */
+  'commands.deliver': { sent: number };
 }
 
 /**

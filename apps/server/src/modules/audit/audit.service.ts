@@ -27,6 +27,7 @@ export type AuditAction =
   | 'device_update'
   | 'device_delete'
   | 'device_command'
+  | 'device_command_cancel'
   | 'device_config'
   | 'device_raw_send'
   | 'device_register'

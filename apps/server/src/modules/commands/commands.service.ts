@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, inArray, lt } from 'drizzle-orm';
-import type { CommandBody, CommandItem } from '@cellhub/contract/devices';
+import { and, asc, count, desc, eq, gt, inArray, lt, lte, sql } from 'drizzle-orm';
+import {
+  COMMAND_QUEUE_MAX,
+  COMMAND_TTL_DEFAULT_S,
+  type CommandBody,
+  type CommandItem,
+  type CommandStatus,
+} from '@cellhub/contract/devices';
 import { type CmdReplyUp, HEX_RULE } from '@cellhub/contract/protocol';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
@@ -8,26 +14,42 @@ import { writeDeviceLog } from '../device-log/device-log.service';
 import { writeAudit } from '../audit/audit.service';
 import type { DeviceRef } from '../devices/device-ref';
 import { accessibleDevice } from '../devices/device-access';
-import { devices } from '../devices/devices.table';
+import { type DeviceRow, devices } from '../devices/devices.table';
 import { type DeviceCommandRow, deviceCommands } from './commands.table';
 
 /** A command without a reply after this long is marked `timeout`. */
 export const COMMAND_TIMEOUT_MS = 30_000;
+/** Queued commands one expiry pass marks at most (the pass repeats while it finds this many). */
+export const EXPIRE_BATCH = 1000;
 
-function toItem(c: DeviceCommandRow, sn: string): CommandItem {
+function toItem(c: DeviceCommandRow, sn: string, now: Date): CommandItem {
+  // A pending command past its time-to-live is never sent; the expiry job marks it within its interval.
+  const status: CommandStatus =
+    c.status === 'pending' && c.expiresat && c.expiresat <= now ? 'expired' : c.status;
   return {
     id: c.id,
     sn,
     type: c.type,
     data: c.data,
-    status: c.status,
+    status,
     code: c.code,
     reply: c.reply,
     uid: c.uid,
     sentat: c.sentat.toISOString(),
     repliedat: c.repliedat ? c.repliedat.toISOString() : null,
     latency_ms: c.repliedat ? c.repliedat.getTime() - c.sentat.getTime() : null,
+    queuedat: c.queuedat ? c.queuedat.toISOString() : null,
+    expiresat: c.expiresat ? c.expiresat.toISOString() : null,
   };
+}
+
+const deviceRef = (d: DeviceRow): DeviceRef => ({ id: d.id, sn: d.sn, productKey: d.productKey, uid: d.uid });
+
+function publishStatus(deps: Deps, device: DeviceRef, id: string, status: CommandStatus): void {
+  deps.events.publish(
+    { type: 'device.command', sn: device.sn, product_key: device.productKey, id, status },
+    { uid: device.uid },
+  );
 }
 
 /** Seed section 5: hex data has an even length and no 0x prefix. */
@@ -42,7 +64,10 @@ export function checkCommandData(body: CommandBody): void {
   }
 }
 
-/** Sends P/down/cmd to an online device and records it; the reply is matched by id later. Offline: 20401. */
+/**
+ * Sends P/down/cmd to an online device and records it; the reply is matched by id later. Offline: 20401, unless
+ * the caller asked to queue (`offline: "queue"`): then the command waits for the device (`queueCommand`).
+ */
 export async function sendCommand(
   deps: Deps,
   actor: Actor,
@@ -51,6 +76,7 @@ export async function sendCommand(
 ): Promise<CommandItem> {
   checkCommandData(body);
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
+  if (body.offline === 'queue') return queueCommand(deps, actor, device, body);
   if (device.online !== 1) throw new AppError(20401);
   const now = deps.now();
   const id = randomBytes(8).toString('hex');
@@ -86,17 +112,266 @@ export async function sendCommand(
     await deps.link.send(device.productKey, sn, 'cmd', { id, type: body.type, data: body.data });
   } catch (err) {
     await deps.db.update(deviceCommands).set({ status: 'failed' }).where(eq(deviceCommands.id, id));
-    deps.events.publish(
-      { type: 'device.command', sn, product_key: device.productKey, id, status: 'failed' },
-      { uid: device.uid },
-    );
+    publishStatus(deps, deviceRef(device), id, 'failed');
     throw err instanceof AppError ? err : new AppError(20401);
   }
-  deps.events.publish(
-    { type: 'device.command', sn, product_key: device.productKey, id, status: 'sent' },
-    { uid: device.uid },
-  );
-  return toItem(row, sn);
+  publishStatus(deps, deviceRef(device), id, 'sent');
+  return toItem(row, sn, now);
+}
+
+/**
+ * Stores the command as `pending` for `ttl_seconds` (24 h by default), at most COMMAND_QUEUE_MAX waiting per
+ * device (20405). It goes out when the device is ready for commands (subscribed; the `device.ready` event) in the
+ * order commands were queued. An online device is asked at once (through the bus, so the delivery of this instance
+ * keeps the order); the answer then says `sent`, or `pending` if the device could not take it yet.
+ */
+async function queueCommand(
+  deps: Deps,
+  actor: Actor,
+  device: DeviceRow,
+  body: CommandBody,
+): Promise<CommandItem> {
+  const now = deps.now();
+  const expiresat = new Date(now.getTime() + (body.ttl_seconds ?? COMMAND_TTL_DEFAULT_S) * 1000);
+  const id = randomBytes(8).toString('hex');
+  const row = await deps.db.transaction(async (tx) => {
+    const [waiting] = await tx
+      .select({ n: count() })
+      .from(deviceCommands)
+      .where(
+        and(
+          eq(deviceCommands.deviceId, device.id),
+          eq(deviceCommands.status, 'pending'),
+          gt(deviceCommands.expiresat, now),
+        ),
+      );
+    if ((waiting?.n ?? 0) >= COMMAND_QUEUE_MAX) {
+      throw new AppError(20405, 400, undefined, [
+        { field: 'offline', message: `at most ${COMMAND_QUEUE_MAX} commands wait for one device` },
+      ]);
+    }
+    const [inserted] = await tx
+      .insert(deviceCommands)
+      .values({
+        id,
+        deviceId: device.id,
+        uid: actor.uid,
+        type: body.type,
+        data: body.data,
+        status: 'pending',
+        sentat: now,
+        queuedat: now,
+        expiresat,
+        // Not read while pending; set again when it is sent.
+        timeoutat: expiresat,
+      })
+      .returning();
+    await writeDeviceLog(tx, {
+      deviceId: device.id,
+      event: 'command_queued',
+      detail: {
+        id,
+        type: body.type,
+        data: body.data,
+        by: actor.username,
+        status: 'pending',
+        expiresat: expiresat.toISOString(),
+      },
+    });
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'device_command',
+      target: `device:${device.sn}`,
+      ip: actor.ip,
+      detail: { id, type: body.type, queued: true, expiresat: expiresat.toISOString() },
+    });
+    return inserted;
+  });
+  if (!row) throw new AppError(10109);
+  const ref = deviceRef(device);
+  publishStatus(deps, ref, id, 'pending');
+  if (device.online !== 1) return toItem(row, device.sn, now);
+  await deps.events.ask({ type: 'commands.deliver', device: ref });
+  const [after] = await deps.db.select().from(deviceCommands).where(eq(deviceCommands.id, id));
+  return toItem(after ?? row, device.sn, deps.now());
+}
+
+/**
+ * Sends the device's pending commands that have not expired, oldest first; returns how many went out. Call it when
+ * the device can receive commands (after it subscribed). The claim (pending -> sent) commits before anything is
+ * published, under row locks that a second caller, in this process or another instance, waits for and then finds
+ * nothing left: a command goes out once. If publishing fails (the device went away), that command and the ones after
+ * it are pending again, so the order holds for the next attempt.
+ */
+export async function deliverQueuedCommands(deps: Deps, device: DeviceRef): Promise<number> {
+  const now = deps.now();
+  const claimed = await deps.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(
+        and(
+          eq(deviceCommands.deviceId, device.id),
+          eq(deviceCommands.status, 'pending'),
+          gt(deviceCommands.expiresat, now),
+        ),
+      )
+      .orderBy(asc(deviceCommands.seq))
+      .limit(COMMAND_QUEUE_MAX)
+      .for('update');
+    if (due.length === 0) return [];
+    return tx
+      .update(deviceCommands)
+      .set({ status: 'sent', sentat: now, timeoutat: new Date(now.getTime() + COMMAND_TIMEOUT_MS) })
+      .where(
+        and(
+          inArray(
+            deviceCommands.id,
+            due.map((d) => d.id),
+          ),
+          eq(deviceCommands.status, 'pending'),
+        ),
+      )
+      .returning();
+  });
+  if (claimed.length === 0) return 0;
+  claimed.sort((a, b) => a.seq - b.seq);
+  let sent = 0;
+  for (const c of claimed) {
+    try {
+      await deps.link.send(device.productKey, device.sn, 'cmd', { id: c.id, type: c.type, data: c.data });
+    } catch (err) {
+      deps.log.info({ err, sn: device.sn, id: c.id }, 'queued command not delivered; it waits again');
+      break;
+    }
+    sent++;
+  }
+  const unsent = claimed.slice(sent);
+  if (unsent.length > 0) {
+    await deps.db
+      .update(deviceCommands)
+      .set({
+        status: 'pending',
+        sentat: sql`${deviceCommands.queuedat}`,
+        timeoutat: sql`${deviceCommands.expiresat}`,
+      })
+      .where(
+        and(
+          inArray(
+            deviceCommands.id,
+            unsent.map((c) => c.id),
+          ),
+          eq(deviceCommands.status, 'sent'),
+        ),
+      );
+  }
+  const delivered = claimed.slice(0, sent);
+  if (delivered.length > 0) {
+    await writeDeviceLog(
+      deps.db,
+      ...delivered.map((c) => ({
+        deviceId: device.id,
+        event: 'command' as const,
+        detail: { id: c.id, type: c.type, data: c.data, queuedat: c.queuedat?.toISOString() ?? null },
+      })),
+    );
+    for (const c of delivered) publishStatus(deps, device, c.id, 'sent');
+  }
+  return sent;
+}
+
+/**
+ * Marks pending commands whose time-to-live ran out as `expired` (and writes it to their devices' logs), up to
+ * EXPIRE_BATCH per call; returns how many. Safe on any number of instances at once (SKIP LOCKED, and the update
+ * only takes rows still pending).
+ */
+export async function expireQueuedCommands(deps: Deps): Promise<number> {
+  const now = deps.now();
+  const rows = await deps.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: deviceCommands.id })
+      .from(deviceCommands)
+      .where(and(eq(deviceCommands.status, 'pending'), lte(deviceCommands.expiresat, now)))
+      .orderBy(asc(deviceCommands.expiresat))
+      .limit(EXPIRE_BATCH)
+      .for('update', { skipLocked: true });
+    if (due.length === 0) return [];
+    const expired = await tx
+      .update(deviceCommands)
+      .set({ status: 'expired' })
+      .where(
+        and(
+          inArray(
+            deviceCommands.id,
+            due.map((d) => d.id),
+          ),
+          eq(deviceCommands.status, 'pending'),
+        ),
+      )
+      .returning();
+    await writeDeviceLog(
+      tx,
+      ...expired.map((c) => ({
+        deviceId: c.deviceId,
+        event: 'command_expired' as const,
+        detail: {
+          id: c.id,
+          type: c.type,
+          data: c.data,
+          queuedat: c.queuedat?.toISOString() ?? null,
+          expiresat: c.expiresat?.toISOString() ?? null,
+        },
+      })),
+    );
+    return expired;
+  });
+  if (rows.length === 0) return 0;
+  const owners = await deps.db
+    .select({ id: devices.id, sn: devices.sn, productKey: devices.productKey, uid: devices.uid })
+    .from(devices)
+    .where(inArray(devices.id, [...new Set(rows.map((r) => r.deviceId))]));
+  const byId = new Map(owners.map((o) => [o.id, o]));
+  for (const r of rows) {
+    const d = byId.get(r.deviceId);
+    if (d) publishStatus(deps, d, r.id, 'expired');
+  }
+  return rows.length;
+}
+
+/**
+ * Withdraws a pending command (control right on the device). 10107 when the device has no command with this id,
+ * 20404 when it is no longer pending (sent, expired or cancelled already).
+ */
+export async function cancelCommand(deps: Deps, actor: Actor, sn: string, id: string): Promise<CommandItem> {
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
+  const now = deps.now();
+  const row = await deps.db.transaction(async (tx) => {
+    const mine = and(eq(deviceCommands.id, id), eq(deviceCommands.deviceId, device.id));
+    const [cancelled] = await tx
+      .update(deviceCommands)
+      .set({ status: 'cancelled' })
+      .where(and(mine, eq(deviceCommands.status, 'pending'), gt(deviceCommands.expiresat, now)))
+      .returning();
+    if (!cancelled) {
+      const [exists] = await tx.select({ id: deviceCommands.id }).from(deviceCommands).where(mine);
+      throw new AppError(exists ? 20404 : 10107);
+    }
+    await writeDeviceLog(tx, {
+      deviceId: device.id,
+      event: 'command_cancelled',
+      detail: { id, type: cancelled.type, data: cancelled.data, by: actor.username },
+    });
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'device_command_cancel',
+      target: `device:${sn}`,
+      ip: actor.ip,
+      detail: { id },
+    });
+    return cancelled;
+  });
+  publishStatus(deps, deviceRef(device), id, 'cancelled');
+  return toItem(row, sn, now);
 }
 
 export async function listCommands(
@@ -112,12 +387,13 @@ export async function listCommands(
       .select()
       .from(deviceCommands)
       .where(where)
-      .orderBy(desc(deviceCommands.sentat))
+      .orderBy(desc(deviceCommands.sentat), desc(deviceCommands.seq))
       .limit(page.per_page)
       .offset((page.current - 1) * page.per_page),
     deps.db.select({ n: count() }).from(deviceCommands).where(where),
   ]);
-  return { items: rows.map((r) => toItem(r, sn)), total: total?.n ?? 0 };
+  const now = deps.now();
+  return { items: rows.map((r) => toItem(r, sn, now)), total: total?.n ?? 0 };
 }
 
 /**
