@@ -24,6 +24,12 @@ export type DomainEvent =
   | { type: 'command.replied'; device: DeviceRef; reply: CmdReplyUp }
   /** Alert triggers were created, edited, enabled, disabled or deleted (committed) on this instance. */
   | { type: 'alert-triggers.changed'; ids: number[] }
+  /**
+   * An OTA task was created, started, paused, cancelled or deleted (committed) on this instance: the OTA engine
+   * pushes its counts (`ota.task` to browsers) and wakes the dispatchers. A deleted task's row is gone, so the
+   * event carries what its last browser event needs.
+   */
+  | { type: 'ota.task.changed'; taskId: number; deleted?: { uid: number; productKey: string } }
   /** A firmware upgrade report (`P/up/ota`): a request, answered by the OTA engine (see `answer`/`ask`). */
   | { type: 'ota.report'; device: DeviceRef; report: OtaUp }
   /**
