@@ -80,6 +80,19 @@ export function useSendCommand(sn: string) {
   });
 }
 
+/** Withdraws a pending (queued) command; a refusal (20404: no longer pending) is toasted by the request layer. */
+export function useCancelCommand(sn: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      http.post<CommandItem>(`/api/devices/${enc(sn)}/commands/${enc(id)}/cancel`, undefined),
+    onSettled: () => {
+      void qc.invalidateQueries({ queryKey: detailKeys.commands(sn) });
+      void qc.invalidateQueries({ queryKey: detailKeys.logs(sn) });
+    },
+  });
+}
+
 export function useDeviceLogs(
   sn: string,
   params: { current: number; per_page: number; event?: DeviceLogEvent },

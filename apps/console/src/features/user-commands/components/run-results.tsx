@@ -1,16 +1,20 @@
 import type { RunResultStatus, UserCommandResult, UserCommandRun } from '@cellhub/contract/user-commands';
-import { Badge, Empty, Table, type TableColumnProps } from '@arco-design/web-react';
+import { Badge, type BadgeProps, Empty, Table, type TableColumnProps } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
 
-const BADGE: Record<RunResultStatus, 'processing' | 'success' | 'warning' | 'error' | 'default'> = {
-  sent: 'processing',
-  replied: 'success',
-  timeout: 'warning',
-  offline: 'default',
-  failed: 'error',
-  not_found: 'error',
+// A device command queued for an offline device (pending, expired, cancelled) has the device history's colours.
+const BADGE: Record<RunResultStatus, Pick<BadgeProps, 'status' | 'color'>> = {
+  sent: { status: 'processing' },
+  replied: { status: 'success' },
+  timeout: { status: 'warning' },
+  offline: { status: 'default' },
+  failed: { status: 'error' },
+  not_found: { status: 'error' },
+  pending: { color: 'purple' },
+  expired: { color: 'gold' },
+  cancelled: { color: 'gray' },
 };
 
 /** Counts for the line above the table. */
@@ -35,7 +39,7 @@ export default function RunResults({ run }: { run: UserCommandRun | undefined })
     {
       title: t('userCommand.result.status'),
       dataIndex: 'status',
-      render: (v: RunResultStatus) => <Badge status={BADGE[v]} text={t(`userCommand.result.${v}`)} />,
+      render: (v: RunResultStatus) => <Badge {...BADGE[v]} text={t(`userCommand.result.${v}`)} />,
     },
     {
       title: t('userCommand.result.code'),

@@ -58,6 +58,9 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userCommand.result.offline': 'Device offline',
   'userCommand.result.failed': 'Send failed',
   'userCommand.result.not_found': 'No such device',
+  'userCommand.result.pending': 'Queued, waiting for the device',
+  'userCommand.result.expired': 'Expired in the queue',
+  'userCommand.result.cancelled': 'Cancelled',
   'userCommand.summary':
     '{total} device(s): {replied} replied, {waiting} waiting, {timeout} timed out, {other} not sent',
 };

@@ -56,6 +56,9 @@ const zhCN = {
   'userCommand.result.offline': '设备离线',
   'userCommand.result.failed': '发送失败',
   'userCommand.result.not_found': '设备不存在',
+  'userCommand.result.pending': '排队中，等待设备上线',
+  'userCommand.result.expired': '排队已过期',
+  'userCommand.result.cancelled': '已取消',
   'userCommand.summary': '共 {total} 台：已回复 {replied}，等待 {waiting}，超时 {timeout}，未发送 {other}',
 };
 export default zhCN;
