@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downTopic } from '@cellhub/contract/protocol';
 import { buildTestApp, type TestApp } from '../test/app';
 import type { DeviceAuthData } from './device-auth';
-import { PRESENCE_WINDOW_MS, PresenceWriter } from './presence-writer';
+import { PresenceWriter } from './presence-writer';
 import {
   connectDevice,
   createDevices,
@@ -40,6 +40,13 @@ const get = async (path: string) => (await t.inject({ method: 'GET', url: path, 
 const logs = async (sn: string, event: string) =>
   ((await get(`/api/devices/${sn}/logs?event=${event}`)) as { data: { detail: Record<string, unknown> }[] })
     .data;
+/**
+ * Resolves when the gateway has finished every presence task queued for `sn` so far (connect, subscribe,
+ * disconnect run in order per device, DeviceGateway.serial): a positive condition that their effects (a pending
+ * config sent, say) have been handed to the broker.
+ */
+const presenceSettled = (sn: string) =>
+  (t.app.gateway as unknown as { chains: Map<string, Promise<void>> }).chains.get(sn) ?? Promise.resolve();
 const refused = (p: Promise<MqttClient>) =>
   p.then(
     async (c) => {
@@ -248,9 +255,16 @@ describe('connect storm', () => {
       payload: { config },
     });
     expect(put.statusCode).toBe(200);
-    // Devices of earlier tests in this file may still be going offline: let their changes land before counting.
+    // Devices of earlier tests in this file may still be going offline: count only once every connection they
+    // opened has its disconnect written (as many disconnect log rows as connect rows for each).
     await eventually(async () => (t.app.broker.aedes!.connectedClients === 0 ? true : undefined));
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(async () => {
+      for (const d of devs) {
+        const [connects, disconnects] = await Promise.all([logs(d.sn, 'connect'), logs(d.sn, 'disconnect')]);
+        if (disconnects.length < connects.length) return undefined;
+      }
+      return true;
+    });
     await t.app.gateway.presence.drain();
     const auth0 = { ...t.app.gateway.auth.stats };
     const presence0 = { ...t.app.gateway.presence.stats };
@@ -314,7 +328,32 @@ describe('connect storm', () => {
           (p) => p.cmd === 'publish' && p.topic === downTopic(fleet[i]!.productKey, fleet[i]!.sn, 'config'),
         ) as mqttPacket.IPublishPacket[];
       await eventually(async () => (configOf(7).length === 1 ? true : undefined));
-      await new Promise((r) => setTimeout(r, 200));
+      // No other device gets one. Once each device's connect and subscribe tasks are done, anything they would
+      // send is with the broker; a message published to each device after that is the sentinel: when it is in,
+      // a config sent before it would be too (one connection, delivered in order).
+      await Promise.all(fleet.map((d) => presenceSettled(d.sn)));
+      const sentinelTopic = (i: number) => downTopic(fleet[i]!.productKey, fleet[i]!.sn, 'cmd');
+      await Promise.all(
+        fleet.map(
+          (_, i) =>
+            new Promise<void>((resolve, reject) =>
+              t.app.broker.aedes!.publish(
+                {
+                  cmd: 'publish',
+                  topic: sentinelTopic(i),
+                  payload: Buffer.from(`sentinel-${i}`),
+                  qos: 1,
+                  retain: false,
+                  dup: false,
+                },
+                (err) => (err ? reject(err) : resolve()),
+              ),
+            ),
+        ),
+      );
+      const sentinelIn = (i: number) =>
+        received[i]!.some((p) => p.cmd === 'publish' && p.topic === sentinelTopic(i));
+      await eventually(async () => (fleet.every((_, i) => sentinelIn(i)) ? true : undefined));
       expect(fleet.map((_, i) => configOf(i).length)).toEqual(fleet.map((_, i) => (i === 7 ? 1 : 0)));
       expect(JSON.parse(configOf(7)[0]!.payload.toString())).toMatchObject({ config });
     } finally {
@@ -334,7 +373,10 @@ describe('pending configuration', () => {
       payload: { config },
     });
     const c = track(await connectDevice(url, d!));
-    await new Promise((r) => setTimeout(r, 300));
+    // Well after: the connect's presence write is done (its log row is in) and so is the rest of its task, which
+    // found the pending config and, the session being clean, kept it for the subscription.
+    await eventually(async () => ((await logs(d!.sn, 'connect')).length === 1 ? true : undefined));
+    await presenceSettled(d!.sn);
     const got = new Promise<Buffer>((resolve) =>
       c.on('message', (topic, payload) => {
         if (topic === downTopic(d!.productKey, d!.sn, 'config')) resolve(payload);
@@ -381,7 +423,9 @@ describe('batched device lookups and presence writes', () => {
     };
     await presence.online(r1!, { ip: '', protocol: 'mqtt/4' });
     await second;
-    await new Promise((r) => setTimeout(r, PRESENCE_WINDOW_MS * 3));
+    // The second change's own timer fires and its drain finds the queue empty; only then comes the third.
+    const state = presence as unknown as { scheduled: boolean; running: Promise<void> | undefined };
+    await eventually(async () => (!state.scheduled && state.running === undefined ? true : undefined));
     const third = presence.online(r3!, { ip: '', protocol: 'mqtt/4' });
     const result = await Promise.race([
       third.then(() => 'written'),
