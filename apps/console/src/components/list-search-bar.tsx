@@ -20,8 +20,9 @@ const CellSpan = createContext(8);
 /**
  * The filter row of an Arco Pro search table: the page's filter form on the left, Search and Reset on the right.
  * Reset clears the form and then searches, so the list falls back to its unfiltered first page.
- * `grid` lays the filters out in a grid row (gutter 24) with left-aligned labels taking 5 of 24: three to a row
- * with `grid="third"`, two with `grid="half"` (the span KeywordFilter and ChoiceFilter take unless given theirs).
+ * `grid` lays the filters out in a grid row (gutter 24) with left-aligned labels: three to a row with
+ * `grid="third"` (each label as wide as its text), two with `grid="half"` (labels 5 of 24); that is the span
+ * KeywordFilter and ChoiceFilter take unless given theirs.
  */
 export function ListSearchBar<T>({
   form,
@@ -36,9 +37,18 @@ export function ListSearchBar<T>({
   children: ReactNode;
 }) {
   const t = useLocale();
-  const gridProps: Partial<FormProps<T>> = grid
-    ? { labelCol: { span: 5 }, wrapperCol: { span: 19 }, labelAlign: 'left' }
-    : {};
+  // In a third of a 1280 px window a label in a fixed share of the cell is clipped ("Keyword") or wraps (所属产品):
+  // there each label takes its own width on one line and the field the rest.
+  const gridProps: Partial<FormProps<T>> =
+    grid === 'half'
+      ? { labelCol: { span: 5 }, wrapperCol: { span: 19 }, labelAlign: 'left' }
+      : grid === 'third'
+        ? {
+            labelCol: { flex: 'none' },
+            wrapperCol: { flex: 1, style: { minWidth: 0 } },
+            labelAlign: 'left',
+          }
+        : {};
   return (
     <div className={styles.searchRow}>
       <Form<T> form={form} className={styles.searchForm} {...gridProps} {...formProps} onSubmit={onSearch}>

@@ -2,7 +2,14 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Message } from '@arco-design/web-react';
-import { ButtonAction, ConfirmAction, EditDeleteActions, LinkAction, RowActions } from './row-actions';
+import {
+  ButtonAction,
+  ConfirmAction,
+  EditDeleteActions,
+  LinkAction,
+  RowActions,
+  RowLink,
+} from './row-actions';
 
 function renderAt(element: React.ReactNode) {
   return render(
@@ -107,5 +114,22 @@ describe('ConfirmAction and ButtonAction', () => {
     expect(refuse).toHaveBeenCalledTimes(1);
     expect(success).not.toHaveBeenCalled();
     success.mockRestore();
+  });
+});
+
+describe('RowLink', () => {
+  it('links the cell to its page and keeps the class it is given', async () => {
+    renderAt(
+      <RowLink to="/detail/7" className="mono" title="SN 7">
+        SN-7
+      </RowLink>,
+    );
+    const link = screen.getByRole('link', { name: 'SN-7' });
+    expect(link.getAttribute('href')).toBe('/detail/7');
+    expect(link.getAttribute('title')).toBe('SN 7');
+    expect(link.className.split(' ')).toContain('mono');
+    expect(link.className.split(' ').length).toBe(2);
+    await act(async () => fireEvent.click(link));
+    expect(screen.getByText('detail page 7')).toBeTruthy();
   });
 });

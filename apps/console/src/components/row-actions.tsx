@@ -1,7 +1,8 @@
 import { Button, Message, Popconfirm, Space, type ButtonProps } from '@arco-design/web-react';
 import type { ReactNode } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useLocale } from '../lib/i18n';
+import styles from './row-actions.module.css';
 
 /** The operations cell of a list row: its text buttons side by side on one line. */
 export function RowActions({ children }: { children?: ReactNode }) {
@@ -112,5 +113,24 @@ export function ConfirmAction({
         {children}
       </Button>
     </Popconfirm>
+  );
+}
+
+/** The link of a list cell (a row's name or key) to its page, styled as an Arco link; `className` adds to it. */
+export function RowLink({
+  to,
+  className,
+  title,
+  children,
+}: {
+  to: string;
+  className?: string;
+  title?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Link to={to} className={className ? `${styles.link} ${className}` : styles.link} title={title}>
+      {children}
+    </Link>
   );
 }
