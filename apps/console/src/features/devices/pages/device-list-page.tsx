@@ -3,10 +3,10 @@ import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { Badge, Button, Tag, Tooltip, type TableColumnProps } from '@arco-design/web-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import { ConfirmAction, LinkAction, RowActions } from '../../../components/row-actions';
+import { ConfirmAction, LinkAction, RowActions, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
@@ -64,9 +64,9 @@ export default function DeviceListPage() {
 
   const render: Partial<Record<DeviceColumn, TableColumnProps<DeviceListItem>['render']>> = {
     sn: (_, r) => (
-      <Link to={detailUrl(r)} className={styles.mono}>
+      <RowLink to={detailUrl(r)} className={styles.mono}>
         {r.sn}
-      </Link>
+      </RowLink>
     ),
     online: (_, r) =>
       r.online ? (

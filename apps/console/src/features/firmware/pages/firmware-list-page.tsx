@@ -1,9 +1,9 @@
 import type { FirmwareItem } from '@cellhub/contract/firmware';
 import { Button, Form, Grid, Space, Tag, type TableColumnProps } from '@arco-design/web-react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
+import { EditDeleteActions, LinkAction, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { type FirmwareListParams, useDeleteFirmware, useFirmwareList } from '../api';
@@ -29,9 +29,9 @@ export default function FirmwareListPage() {
       title: <span className={styles.nowrap}>{t('firmware.col.name')}</span>,
       dataIndex: 'name',
       render: (v: string, row) => (
-        <Link className={`${styles.link} ${styles.name}`} title={v} to={`/firmware/detail/${row.id}`}>
+        <RowLink className={styles.name} title={v} to={`/firmware/detail/${row.id}`}>
           {v}
-        </Link>
+        </RowLink>
       ),
     },
     {
@@ -87,6 +87,8 @@ export default function FirmwareListPage() {
     {
       title: <span className={styles.nowrap}>{t('firmware.col.operations')}</span>,
       dataIndex: 'operations',
+      // Kept in view at the right while a 1280 px window scrolls the other columns.
+      fixed: 'right',
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={`/firmware/edit/${row.id}`}
@@ -108,13 +110,7 @@ export default function FirmwareListPage() {
     <ListPage<FirmwareItem, FirmwareListParams>
       title={t('firmware.list.title')}
       search={
-        <ListSearchBar
-          form={form}
-          grid="third"
-          labelCol={{ span: 6 }}
-          wrapperCol={{ span: 18 }}
-          onSearch={search}
-        >
+        <ListSearchBar form={form} grid="third" onSearch={search}>
           <KeywordFilter
             label={t('firmware.keyword')}
             placeholder={t('firmware.keyword.placeholder')}
@@ -141,6 +137,7 @@ export default function FirmwareListPage() {
       params={params}
       setParams={setParams}
       total={(total) => t('firmware.total', { total })}
+      tableProps={{ scroll: { x: 'max-content' } }}
       empty={
         <ListEmpty
           text={t('firmware.empty')}

@@ -1,8 +1,9 @@
 import { OTA_TASK_STATUSES, type OtaTaskItem, type OtaTaskStatus } from '@cellhub/contract/ota';
 import { Button, Progress, Tooltip, type TableColumnProps } from '@arco-design/web-react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useProductOptions, useTaskList, type TaskListParams } from '../api';
@@ -45,9 +46,9 @@ export default function OtaTaskListPage() {
       dataIndex: 'name',
       render: (v: string, r) => (
         <div className={styles.stack}>
-          <Link to={`/ota/task/${r.id}`} className={`${styles.link} ${styles.clip}`} title={v}>
+          <RowLink to={`/ota/task/${r.id}`} className={styles.clip} title={v}>
             {v}
-          </Link>
+          </RowLink>
           <span
             className={`${styles.muted} ${styles.small} ${styles.clip}`}
             title={r.product_name || r.product_key}

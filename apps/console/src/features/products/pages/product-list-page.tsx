@@ -1,9 +1,8 @@
 import type { ProductItem } from '@cellhub/contract/products';
 import { Message, Tag, type TableColumnProps } from '@arco-design/web-react';
-import { Link } from 'react-router';
 import { ListPage, useKeywordList } from '../../../components/list-page';
 import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import { EditDeleteActions, LinkAction } from '../../../components/row-actions';
+import { EditDeleteActions, LinkAction, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useDeleteProduct, useProductList, type ProductListParams } from '../api';
@@ -33,9 +32,9 @@ export default function ProductListPage() {
       title: t('product.col.name'),
       dataIndex: 'name',
       render: (v: string, row) => (
-        <Link className={styles.nowrap} to={`/product/detail/${row.product_key}`}>
+        <RowLink className={styles.nowrap} to={`/product/detail/${row.product_key}`}>
           {v}
-        </Link>
+        </RowLink>
       ),
     },
     {

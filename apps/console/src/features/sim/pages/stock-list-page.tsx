@@ -12,9 +12,9 @@ import {
 } from '@arco-design/web-react';
 import { IconFile, IconMore, IconUpload } from '@arco-design/web-react/icon';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
-import { ButtonAction, RowActions } from '../../../components/row-actions';
+import { ButtonAction, RowActions, RowLink } from '../../../components/row-actions';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import {
@@ -77,9 +77,9 @@ export default function StockListPage() {
       dataIndex: 'iccid',
       render: (_: unknown, r) => (
         <div className={styles.stack}>
-          <Link to={`/card/detail/${r.iccid}`} className={`${styles.link} ${styles.mono}`}>
+          <RowLink to={`/card/detail/${r.iccid}`} className={styles.mono}>
             {r.iccid}
-          </Link>
+          </RowLink>
           <span className={`${styles.muted} ${styles.small} ${styles.mono}`}>{r.phone || '-'}</span>
         </div>
       ),

@@ -81,6 +81,8 @@ export default function UserListPage() {
     {
       title: t('users.col.operations'),
       dataIndex: 'operations',
+      // Kept in view at the right while a 1280 px window scrolls the other columns.
+      fixed: 'right',
       render: (_: unknown, row) => (
         <RowActions>
           {/* An admin cannot lock themselves out from here. */}
@@ -128,6 +130,7 @@ export default function UserListPage() {
       params={params}
       setParams={setParams}
       total={(total) => t('users.total', { total })}
+      tableProps={{ scroll: { x: 'max-content' } }}
     >
       <ResetPasswordModal user={resetting} onClose={() => setResetting(null)} />
     </ListPage>
