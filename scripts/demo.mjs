@@ -15,6 +15,8 @@ const PORT = Number(process.env.PORT ?? 8080);
 const PASSWORD = process.env.CELLHUB_ADMIN_PASSWORD ?? 'cellhub-demo';
 const DEVICES = Number(process.env.DEMO_DEVICES ?? 50);
 const PRODUCT = { product_key: 'dtu4g-demo', name: 'DTU-4G 演示' };
+/** Never connected by the fleet: it keeps a queued command pending. */
+const QUEUE_SN = 'DEMO-OFFLINE-1';
 const PROPERTIES = [
   {
     key: 'temperature',
@@ -207,6 +209,15 @@ try {
       token,
     );
     say(`created product ${PRODUCT.name} (${PRODUCT.product_key})`);
+  }
+  // A device the fleet never connects, holding a command queued for it (docs/api-conventions.md "Commands for
+  // offline devices"): the console shows it pending, with its expiry and a Cancel action.
+  await api(base, 'POST', '/api/devices', { product_key: PRODUCT.product_key, sn: [QUEUE_SN] }, token);
+  const queued = await api(base, 'GET', `/api/devices/${QUEUE_SN}/commands`, undefined, token);
+  if (!queued.some((c) => c.status === 'pending')) {
+    const body = { type: 'string', data: 'AT+CFUN=1,1', offline: 'queue', ttl_seconds: 7 * 86_400 };
+    await api(base, 'POST', `/api/devices/${QUEUE_SN}/commands`, body, token);
+    say(`queued a command for the offline device ${QUEUE_SN} (pending for 7 days)`);
   }
 } catch (err) {
   console.error(`[demo] could not prepare the demo product: ${err.message}`);
