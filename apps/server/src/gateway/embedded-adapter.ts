@@ -3,6 +3,7 @@ import { DOWN_KINDS, parseTopic, topicPrefix } from '@cellhub/contract/protocol'
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { Rejection } from '../lib/rejection';
+import { BrokerSessions, SESSION_MARKER } from './broker-sessions';
 import type { BrokerAdapter, DeviceGateway } from './device-gateway';
 
 interface Session {
@@ -11,6 +12,12 @@ interface Session {
   reason?: string;
   takenOver?: boolean;
   hasWill?: boolean;
+}
+
+/** The CONNECT's keep-alive in seconds (0: none): Aedes keeps only its timer, 1.5 x that in ms, plus 1. */
+function keepaliveOf(client: Client): number {
+  const interval = (client as unknown as { _keepaliveInterval?: number })._keepaliveInterval ?? -1;
+  return interval > 0 ? Math.round((interval - 1) / 1500) : 0;
 }
 
 function remoteIp(client: Client): string {
@@ -25,10 +32,16 @@ function remoteIp(client: Client): string {
  *
  * Acknowledgement: Aedes sends the PUBACK of a QoS 1 publish only after `authorizePublish` calls back, and the
  * gateway calls back only when the message has been handled; for property messages that is after the batch holding
- * its rows committed. So on the embedded broker a PUBACK means "stored".
+ * its rows committed. So on the embedded broker a PUBACK means "stored". The PUBREC of a QoS 2 publish likewise.
+ *
+ * Exactly once: Aedes asks `authorizePublish` before it looks at its QoS 2 store, so each copy of a QoS 2 PUBLISH
+ * a device resends (DUP, or after reconnecting to its session) would reach the gateway again. The broker's
+ * sessions (broker-sessions.ts) hand the gateway the first copy only, until the PUBREL releases the packet id;
+ * every copy still gets its PUBREC.
  */
 export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: FastifyBaseLogger): BrokerAdapter {
   const sessions = new WeakMap<Client, Session>();
+  const brokerSessions = BrokerSessions.of(aedes);
 
   aedes.authenticate = (client, username, password, done) => {
     gateway.auth
@@ -55,6 +68,7 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
           }
         }
         sessions.set(client, { device: { id, sn, productKey, uid } });
+        brokerSessions?.claim(client);
         done(null, true);
       })
       .catch((err: unknown) => {
@@ -80,34 +94,39 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
     const { device } = session;
     const parsed = parseTopic(packet.topic);
     const own = parsed && parsed.productKey === device.productKey && parsed.sn === device.sn;
-    if (!own || parsed.direction !== 'up') {
-      drop(packet, client);
-      gateway.reject(
-        device,
-        'acl',
-        new Rejection(`publish to "${packet.topic.slice(0, 200)}" is not allowed`, 10108),
-      );
-      callback(null);
-      return;
-    }
     const will = packet === (client as unknown as { will?: unknown }).will;
-    // Connection events decide presence here; the will's {"online":0} would only repeat the disconnect.
-    if (will && parsed.kind === 'status') {
+    // Every copy of a message is rewritten alike (a resent copy may reach Aedes' store too); only the first is
+    // handled.
+    let handle: () => Promise<void>;
+    if (!own || parsed.direction !== 'up') {
+      const topic = packet.topic;
       drop(packet, client);
-      callback(null);
-      return;
+      handle = async () =>
+        gateway.reject(
+          device,
+          'acl',
+          new Rejection(`publish to "${topic.slice(0, 200)}" is not allowed`, 10108),
+        );
+    } else if (will && parsed.kind === 'status') {
+      // Connection events decide presence here; the will's {"online":0} would only repeat the disconnect.
+      drop(packet, client);
+      handle = () => Promise.resolve();
+    } else {
+      packet.retain = false;
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      handle = () => gateway.uplink(device, parsed.kind, payload, { will }).catch(() => undefined);
     }
-    packet.retain = false;
-    const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-    gateway.uplink(device, parsed.kind, payload, { will }).then(
-      () => callback(null),
-      () => callback(null),
-    );
+    const handled =
+      packet.qos === 2 && !will && packet.messageId !== undefined && brokerSessions
+        ? brokerSessions.once(client.id, packet.messageId, handle)
+        : handle();
+    void handled.then(() => callback(null));
   };
 
   aedes.authorizeSubscribe = (client, sub, callback) => {
     const session = client ? sessions.get(client) : undefined;
-    if (!session) {
+    // Restoring a kept session without subscriptions (broker-sessions.ts): nothing to subscribe, nothing refused.
+    if (!session || sub.topic === SESSION_MARKER) {
       callback(null, null);
       return;
     }
@@ -133,7 +152,12 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
     void gateway.connected(session.device, {
       ip: remoteIp(client),
       protocol: `mqtt/${client.version}${client.req ? '+ws' : ''}`,
-      clean: client.clean,
+      keepalive: keepaliveOf(client),
+      // What the gateway asks: must what it sends wait for a subscription? It must for a clean session, and for a
+      // kept one that restored no subscription (broker-sessions.ts): sent now, it would reach nobody.
+      clean:
+        client.clean ||
+        Object.keys((client as unknown as { subscriptions: object }).subscriptions).length === 0,
     });
   });
 

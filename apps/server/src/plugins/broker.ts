@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import mqtt, { type MqttClient } from 'mqtt';
 import { createWebSocketStream } from 'ws';
+import { BrokerSessions } from '../gateway/broker-sessions';
 import { ProtocolFront } from '../gateway/mqtt5/protocol-front';
 import { AppError } from '../lib/app-error';
 import { sendAppError } from './error-handler';
@@ -34,6 +35,9 @@ const NOT_AUTHORIZED = 5;
 
 async function startEmbedded(app: FastifyInstance, port: number, host: string): Promise<BrokerHandle> {
   const aedes = await Aedes.createBroker({
+    // Aedes' in-memory persistence plus what sessions need beyond it: Session Present, MQTT 5.0 session expiry, QoS 2
+    // exactly once (gateway/broker-sessions.ts).
+    persistence: new BrokerSessions().persistence,
     // The device gateway (src/gateway) replaces these handlers with device authentication and topic ACLs. Until
     // it is attached nobody may connect: an open broker on a public port would be a free relay for anyone.
     authenticate: (_client, _username, _password, done) => {

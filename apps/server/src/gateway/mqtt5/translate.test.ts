@@ -6,12 +6,14 @@ import {
   ackToV5,
   CONNACK_PROPERTIES,
   connackReason,
+  MAXIMUM_PACKET_SIZE,
   connackToV5,
   connectToV4,
   publishToV4,
   publishToV5,
   REASON,
   subackToV5,
+  subscribeRefusal,
   subscribeToV4,
   TOPIC_ALIAS_MAXIMUM,
   TopicAliases,
@@ -86,17 +88,26 @@ describe('connectProtocolLevel', () => {
 
 describe('CONNECT and CONNACK', () => {
   it('maps clean start and session expiry to the 3.1.1 clean session', () => {
-    const clean = (clean: boolean, sessionExpiryInterval?: number) =>
+    const clean = (clean: boolean, sessionExpiryInterval?: number, sessions = false) =>
       connectToV4(
         v5Connect({
           clean,
           properties: sessionExpiryInterval === undefined ? {} : { sessionExpiryInterval },
         }),
+        sessions,
       ).clean;
+    // With the broker's sessions, which end a session by its expiry, the clean flag is Clean Start alone.
+    expect([
+      clean(true, 0, true),
+      clean(true, 600, true),
+      clean(false, 0, true),
+      clean(false, 600, true),
+    ]).toEqual([true, true, false, false]);
+    // A bare Aedes: only Clean Start 0 with an expiry is persistent.
     expect(clean(true)).toBe(true);
     expect(clean(false)).toBe(true); // expiry 0 (absent): the session ends with the connection
     expect(clean(false, 0)).toBe(true);
-    expect(clean(false, 3600)).toBe(false); // the only persistent case
+    expect(clean(false, 3600)).toBe(false);
     expect(clean(true, 3600)).toBe(true);
   });
 
@@ -144,7 +155,14 @@ describe('CONNECT and CONNACK', () => {
     ]);
     const ok = roundTrip(connackToV5({ cmd: 'connack', returnCode: 0, sessionPresent: true }), 5);
     expect(ok).toMatchObject({ reasonCode: 0, sessionPresent: true, properties: CONNACK_PROPERTIES });
-    expect(CONNACK_PROPERTIES.topicAliasMaximum).toBe(TOPIC_ALIAS_MAXIMUM);
+    expect(CONNACK_PROPERTIES).toEqual({
+      topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
+      retainAvailable: false,
+      maximumPacketSize: 256 * 1024,
+      subscriptionIdentifiersAvailable: false,
+      sharedSubscriptionAvailable: false,
+    });
+    expect(MAXIMUM_PACKET_SIZE).toBe(262_144);
     const limited = roundTrip(connackToV5({ cmd: 'connack', returnCode: 0, sessionPresent: false }, 1000), 5);
     expect(limited).toMatchObject({ properties: { ...CONNACK_PROPERTIES, receiveMaximum: 1000 } });
     const refused = roundTrip(connackToV5({ cmd: 'connack', returnCode: 4, sessionPresent: false }, 1000), 5);
@@ -243,6 +261,21 @@ describe('acknowledgements, SUBSCRIBE, UNSUBSCRIBE', () => {
       ],
     });
     expect(v4.subscriptions[0]).toEqual({ topic: 'dev/pk/SN-1/down/#', qos: 1 });
+  });
+
+  it('refuses subscription identifiers (0xA1) and shared subscriptions (0x9E), which CONNACK says are not available', () => {
+    const sub = (topic: string, properties?: { subscriptionIdentifier: number }) =>
+      subscribeRefusal({
+        cmd: 'subscribe',
+        messageId: 1,
+        subscriptions: [{ topic, qos: 1 }],
+        ...(properties ? { properties } : {}),
+      });
+    expect(sub('dev/pk/SN-1/down/#')).toBeUndefined();
+    expect(sub('dev/pk/SN-1/down/#', { subscriptionIdentifier: 7 })).toBe(0xa1);
+    expect(sub('$share/g/dev/pk/SN-1/down/#')).toBe(0x9e);
+    // Only the prefix makes a shared subscription.
+    expect(sub('dev/pk/SN-1/down/$share')).toBeUndefined();
   });
 
   it('answers a refused filter with 0x87 not authorized and granted ones with their QoS', () => {

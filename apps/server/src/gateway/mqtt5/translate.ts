@@ -7,6 +7,7 @@ import type {
   IUnsubackPacket,
   Packet,
 } from 'mqtt-packet';
+import { MAX_PAYLOAD_BYTES } from '@cellhub/contract/protocol';
 
 /**
  * Pure conversions between the MQTT 5.0 packets of a device and the 3.1.1 packets Aedes 1.2 understands. Whatever
@@ -30,7 +31,11 @@ export const REASON = {
   keepAliveTimeout: 0x8d,
   sessionTakenOver: 0x8e,
   serverShuttingDown: 0x8b,
+  receiveMaximumExceeded: 0x93,
   topicAliasInvalid: 0x94,
+  retainNotSupported: 0x9a,
+  sharedSubscriptionsNotSupported: 0x9e,
+  subscriptionIdentifiersNotSupported: 0xa1,
 } as const;
 
 /** 3.1.1 CONNACK return codes (index) to 5.0 reason codes. Aedes' own code 6 (keep-alive limit) has no 5.0 twin. */
@@ -46,9 +51,19 @@ const CONNACK_REASON: readonly number[] = [
 /** Topic aliases a device may define (CONNACK Topic Alias Maximum): one per up kind and some to spare. */
 export const TOPIC_ALIAS_MAXIMUM = 32;
 
-/** Properties of every successful CONNACK: what this server does and does not offer a 5.0 client. */
+/** The largest packet a device may send: the payload limit the gateway enforces (256 KB) bounds the packet. */
+export const MAXIMUM_PACKET_SIZE = MAX_PAYLOAD_BYTES;
+
+/**
+ * Properties of every successful CONNACK: what this server does and does not offer a 5.0 client. A device that
+ * uses what is announced as unavailable anyway is disconnected with the reason code the standard names (a retained
+ * PUBLISH 0x9A, a shared subscription 0x9E, a subscription identifier 0xA1). Retained messages are not offered:
+ * the gateway clears the retain flag of every uplink and sends downlinks unretained, so nothing is ever retained.
+ */
 export const CONNACK_PROPERTIES: NonNullable<IConnackPacket['properties']> = {
   topicAliasMaximum: TOPIC_ALIAS_MAXIMUM,
+  retainAvailable: false,
+  maximumPacketSize: MAXIMUM_PACKET_SIZE,
   subscriptionIdentifiersAvailable: false,
   sharedSubscriptionAvailable: false,
 };
@@ -58,18 +73,20 @@ export function connackReason(returnCode: number | undefined): number {
 }
 
 /**
- * 5.0 CONNECT -> 3.1.1. A 3.1.1 clean session is dropped at both ends of the connection; a 5.0 session is dropped at
- * the start when Clean Start is set and at the end when its Session Expiry Interval is 0 (the default). Only a
- * session kept at both ends (Clean Start 0, expiry > 0) is a persistent 3.1.1 session; Clean Start 1 with an
- * expiry maps to a clean session, since a fresh start matters more than keeping what follows.
+ * 5.0 CONNECT -> 3.1.1. In 5.0 Clean Start (discard the session at the start) and the Session Expiry Interval (keep
+ * it after the end, 0 by default) are separate; 3.1.1 has one clean flag for both.
+ *
+ * With the broker's sessions (`sessions`, broker-sessions.ts), which keep and end sessions after the connection by
+ * their expiry, the clean flag is Clean Start. Without them (a bare Aedes), only a session kept at both ends
+ * (Clean Start 0, expiry > 0) is a persistent 3.1.1 session, and Clean Start 1 with an expiry maps to a clean one.
  */
-export function connectToV4(p: IConnectPacket): IConnectPacket {
+export function connectToV4(p: IConnectPacket, sessions = false): IConnectPacket {
   const expiry = p.properties?.sessionExpiryInterval ?? 0;
   const out: IConnectPacket = {
     cmd: 'connect',
     protocolId: 'MQTT',
     protocolVersion: 4,
-    clean: p.clean !== false || expiry === 0,
+    clean: sessions ? p.clean !== false : p.clean !== false || expiry === 0,
     keepalive: p.keepalive ?? 0,
     clientId: p.clientId,
   };
@@ -167,7 +184,19 @@ export function ackToV5(cmd: Ack, messageId: number | undefined): Packet {
   return { cmd, messageId, reasonCode: REASON.success } as Packet;
 }
 
-/** No Local, Retain As Published, Retain Handling and the subscription identifier are dropped; QoS is kept. */
+/**
+ * Why a 5.0 SUBSCRIBE must close the connection, if it must: CONNACK says Subscription Identifiers and Shared
+ * Subscriptions are not available, and using them anyway is a protocol error with its own reason code (MQTT 5.0
+ * 3.2.2.3.12, 3.2.2.3.13).
+ */
+export function subscribeRefusal(p: ISubscribePacket): number | undefined {
+  if (p.properties?.subscriptionIdentifier !== undefined) return REASON.subscriptionIdentifiersNotSupported;
+  if (p.subscriptions.some((s) => s.topic.startsWith('$share/')))
+    return REASON.sharedSubscriptionsNotSupported;
+  return undefined;
+}
+
+/** No Local, Retain As Published and Retain Handling are dropped; QoS is kept. */
 export function subscribeToV4(p: ISubscribePacket): ISubscribePacket {
   return {
     cmd: 'subscribe',

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Duplex } from 'node:stream';
 import type { Aedes, Client } from 'aedes';
 import mqttPacket, { type IConnectPacket, type IPublishPacket, type Packet } from 'mqtt-packet';
+import { BrokerSessions } from '../broker-sessions';
 import {
   ackToV4,
   ackToV5,
@@ -11,6 +12,7 @@ import {
   publishToV5,
   REASON,
   subackToV5,
+  subscribeRefusal,
   subscribeToV4,
   TopicAliases,
   unsubackToV5,
@@ -22,9 +24,19 @@ const CONNACK_REFUSALS = new Set<number>([
   REASON.malformedPacket,
   REASON.protocolError,
   REASON.badAuthenticationMethod,
+  REASON.retainNotSupported,
 ]);
 const connackRefusal = (reasonCode: number) =>
   CONNACK_REFUSALS.has(reasonCode) ? reasonCode : REASON.protocolError;
+
+/**
+ * The Receive Maximum a 5.0 device is told: Aedes' limit of inbound QoS 2 messages awaiting PUBREL (it closes a
+ * connection with more); the front holds the device to it for QoS 1 and 2 alike, with DISCONNECT 0x93.
+ */
+function receiveMaximumOf(aedes: Aedes): number | undefined {
+  const limit = (aedes as unknown as { maxInflightInbound?: number }).maxInflightInbound;
+  return limit && limit < 65_535 ? limit : undefined;
+}
 
 /** How long a device may keep its half of the connection open after the server ended it. */
 const END_GRACE_MS = 2000;
@@ -66,6 +78,14 @@ export class V5Connection {
   private readonly unsubscribes = new Map<number, number>();
   /** QoS 2 messages dropped as too large: their PUBREL from Aedes is answered here. */
   private readonly droppedQos2 = new Set<number>();
+  /** Packet ids of the device's QoS 1 and 2 messages not yet acknowledged (PUBACK, PUBCOMP): its Receive Maximum. */
+  private readonly inflight = new Set<number>();
+  /** The Receive Maximum the CONNACK announces (65,535 when it announces none). */
+  private readonly receiveMaximum: number;
+  /** Session expiry after the connection, for the broker's sessions (absent on a bare Aedes). */
+  private readonly sessions: BrokerSessions | undefined;
+  /** The Session Expiry Interval of the CONNECT (seconds). */
+  private sessionExpiry = 0;
   private readonly client: Client;
   private clientId = '';
   /** 0: the device set no limit. */
@@ -149,6 +169,8 @@ export class V5Connection {
       this.deviceEnded();
     });
 
+    this.sessions = BrokerSessions.of(ctx.aedes);
+    this.receiveMaximum = receiveMaximumOf(ctx.aedes) ?? 65_535;
     this.client = ctx.aedes.handle(this.inner, req);
     // Aedes reads `version` only to report it (the gateway logs it as the device's protocol); it sets 4 from the
     // translated CONNECT, while the device speaks 5.
@@ -181,6 +203,16 @@ export class V5Connection {
       case 'publish': {
         const topic = this.aliases.resolve(p);
         if (typeof topic === 'number') return this.protocolFailure(topic, 'topic alias');
+        // CONNACK said Retain Available 0 (MQTT 5.0 3.3.1.3).
+        if (p.retain) return this.protocolFailure(REASON.retainNotSupported, 'retained PUBLISH');
+        if (p.qos > 0 && p.messageId !== undefined && !this.inflight.has(p.messageId)) {
+          // A resent copy (same packet id) takes no second place. Before the CONNACK the device cannot know the
+          // limit yet (MQTT 5.0 4.9): its early messages are counted, not refused.
+          if (this.connackSent && this.inflight.size >= this.receiveMaximum) {
+            return this.protocolFailure(REASON.receiveMaximumExceeded, 'receive maximum exceeded');
+          }
+          this.inflight.add(p.messageId);
+        }
         return this.toBroker(publishToV4(p, topic));
       }
       case 'puback':
@@ -188,8 +220,12 @@ export class V5Connection {
       case 'pubrel':
       case 'pubcomp':
         return this.toBroker(ackToV4(p.cmd, p.messageId));
-      case 'subscribe':
+      case 'subscribe': {
+        const refusal = subscribeRefusal(p);
+        if (refusal !== undefined)
+          return this.protocolFailure(refusal, 'SUBSCRIBE with what CONNACK refused');
         return this.toBroker(subscribeToV4(p));
+      }
       case 'unsubscribe':
         if (p.messageId !== undefined) this.unsubscribes.set(p.messageId, p.unsubscriptions.length);
         return this.toBroker({
@@ -199,12 +235,21 @@ export class V5Connection {
         });
       case 'pingreq':
         return this.toBroker({ cmd: 'pingreq' });
-      case 'disconnect':
+      case 'disconnect': {
+        const expiry = p.properties?.sessionExpiryInterval;
+        if (expiry !== undefined) {
+          // MQTT 5.0 3.14.2.2.2: a session the CONNECT ended with the connection cannot be kept by the DISCONNECT.
+          if (this.sessionExpiry === 0 && expiry > 0) {
+            return this.protocolFailure(REASON.protocolError, 'session expiry set on DISCONNECT');
+          }
+          this.sessions?.setExpiry(this.client, expiry);
+        }
         this.deviceDone = true;
         // Only a normal disconnection (0x00) discards the will; any other reason, 0x04 "with will" first among
         // them, ends the connection as lost, so Aedes publishes the will.
         if ((p.reasonCode ?? 0) === REASON.success) this.toBroker({ cmd: 'disconnect' });
         return this.endBroker();
+      }
       case 'auth':
         // Enhanced authentication is not offered: a CONNECT naming a method got CONNACK 0x8C, so an AUTH packet
         // here is a Protocol Error (MQTT 5.0 4.12; 0x8C is not a DISCONNECT reason code, parsers refuse it).
@@ -221,8 +266,12 @@ export class V5Connection {
     if (p.properties?.authenticationMethod !== undefined) {
       return this.protocolFailure(REASON.badAuthenticationMethod, 'enhanced authentication');
     }
+    // MQTT-3.2.2-13: a will to retain cannot be honoured (CONNACK says Retain Available 0).
+    if (p.will?.retain) return this.protocolFailure(REASON.retainNotSupported, 'will retain');
     this.maxPacketSize = p.properties?.maximumPacketSize ?? 0;
-    this.toBroker(connectToV4(p));
+    this.sessionExpiry = p.properties?.sessionExpiryInterval ?? 0;
+    this.sessions?.setExpiry(this.client, this.sessionExpiry);
+    this.toBroker(connectToV4(p, this.sessions !== undefined));
   }
 
   /** The device broke the protocol: tell it why (CONNACK before the connection is up, else DISCONNECT), drop it. */
@@ -261,9 +310,7 @@ export class V5Connection {
     switch (p.cmd) {
       case 'connack':
         this.connackSent = p.returnCode === 0;
-        return this.toDevice(
-          connackToV5(p, (this.ctx.aedes as unknown as { maxInflightInbound?: number }).maxInflightInbound),
-        );
+        return this.toDevice(connackToV5(p, receiveMaximumOf(this.ctx.aedes)));
       case 'publish':
         return this.publishToDevice(p);
       case 'pubrel':
@@ -272,8 +319,11 @@ export class V5Connection {
         }
         return this.toDevice(ackToV5('pubrel', p.messageId));
       case 'puback':
-      case 'pubrec':
       case 'pubcomp':
+        // The end of one of the device's QoS 1 or 2 messages: its place in the Receive Maximum is free.
+        if (p.messageId !== undefined) this.inflight.delete(p.messageId);
+        return this.toDevice(ackToV5(p.cmd, p.messageId));
+      case 'pubrec':
         return this.toDevice(ackToV5(p.cmd, p.messageId));
       case 'suback':
         return this.toDevice(subackToV5(p));
