@@ -68,8 +68,8 @@ export async function userRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary: 'Change the phone number with a code sent to the new number (purpose change_phone)',
         description:
-          'Same number: 20125. Wrong or expired code: 20121. A number another account holds: 10110, only after ' +
-          'the right code, and without saying why (the code request answers alike for any number).',
+          'Same number: 20125. Wrong or expired code: 20121. A number another account holds: 20129, only after ' +
+          'the right code (the code request answers alike for any number).',
         body: phoneChangeBody,
         response: responses(z.null(), ...SIGNED_IN),
       },

@@ -97,16 +97,16 @@ export async function changePassword(deps: Deps, actor: Actor, body: PasswordCha
 }
 
 /**
- * PUT /api/user/phone. The code first: a number another account holds is refused only after its code is right, with
- * 10110 (the update failed) rather than "taken", so the answer tells nothing to anyone who does not hold the phone,
- * and names no one to whoever does. The code request answered alike for any number (sendSmsCode).
+ * PUT /api/user/phone. The code first: a number another account holds is refused (20129) only after its code is
+ * right, so only whoever holds the phone learns that it has an account; the code request answered alike for any
+ * number (sendSmsCode).
  */
 export async function changePhone(deps: Deps, actor: Actor, body: PhoneChangeBody): Promise<void> {
   const user = await self(deps, actor);
   const phone = normalizePhone(body.phone);
   if (user.phone === phone) throw new AppError(20125);
   const codeId = await verifySmsCode(deps, { phone, purpose: 'change_phone', captcha: body.captcha });
-  if (await findUserByPhone(deps.db, phone)) throw new AppError(10110);
+  if (await findUserByPhone(deps.db, phone)) throw new AppError(20129);
   const now = deps.now();
   try {
     await deps.db.transaction(async (tx) => {
@@ -122,7 +122,7 @@ export async function changePhone(deps: Deps, actor: Actor, body: PhoneChangeBod
     });
   } catch (err) {
     // Lost a race with another account taking the number: the same answer as above.
-    if (isUniqueViolation(err)) throw new AppError(10110);
+    if (isUniqueViolation(err)) throw new AppError(20129);
     throw err;
   }
 }
