@@ -19,6 +19,7 @@ import { configTemplatesRoutes } from './modules/config-templates/config-templat
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { PastDayCache } from './modules/dashboard/past-day-cache';
 import { deviceConfigRoutes } from './modules/device-config/device-config.routes';
+import { deviceDropsRoutes } from './modules/device-drops/device-drops.routes';
 import { deviceLogRoutes } from './modules/device-log/device-log.routes';
 import { DeviceCountCache } from './modules/devices/device-count-cache';
 import { devicesRoutes } from './modules/devices/devices.routes';
@@ -180,6 +181,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(deviceConfigRoutes);
     await app.register(telemetryRoutes);
     await app.register(deviceLogRoutes);
+    await app.register(deviceDropsRoutes);
     await app.register(userCommandsRoutes);
     await app.register(configTemplatesRoutes);
     await app.register(dashboardRoutes);

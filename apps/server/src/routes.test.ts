@@ -332,6 +332,13 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'GET',
+    path: '/api/devices/{sn}/drops',
+    url: '/api/devices/sn-missing/drops',
+    auth: 'user',
+    bad: { url: '/api/devices/a+b/drops' },
+  },
+  {
+    method: 'GET',
     path: '/api/devices/{sn}/raw',
     url: '/api/devices/sn-missing/raw',
     auth: 'user',

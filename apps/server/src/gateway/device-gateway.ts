@@ -17,13 +17,17 @@ import type { Deps } from '../lib/deps';
 import { handleCommandReply, markCommandTimeouts } from '../modules/commands/commands.service';
 import { handleConfigReport, sendExpectedConfig } from '../modules/device-config/device-config.service';
 import { writeDeviceLog } from '../modules/device-log/device-log.service';
-import { addRejected, type ConnectInfo, touchDevices } from '../modules/devices/device-presence.service';
+import type { DropReason } from '@cellhub/contract/device-drops';
+import { addDrops, dropReason } from '../modules/device-drops/device-drops.service';
+import { type ConnectInfo, touchDevices } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
 import { Rejection } from '../lib/rejection';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
 import { InfoWriter } from './info-writer';
+import { messageIdOf } from './message-id';
+import { DEFAULT_PRESENCE_OPTIONS, heldBy, PresenceKeeper } from './presence-keeper';
 import { PresenceWriter } from './presence-writer';
 
 export { Rejection };
@@ -95,6 +99,8 @@ export class DeviceGateway implements DeviceLink {
   /** Property messages go here; it stores them and tells the bus. */
   readonly telemetry: TelemetryIngest;
   readonly presence: PresenceWriter;
+  /** This instance's heartbeat and the sweep of connections nobody holds any more. */
+  readonly keeper: PresenceKeeper;
   readonly infos: InfoWriter;
   readonly options: GatewayOptions;
   /** Counters for health and benchmarks. */
@@ -104,10 +110,17 @@ export class DeviceGateway implements DeviceLink {
   private buckets = new Map<number, Bucket>();
   private lastTouch = new Map<number, number>();
   private touched = new Set<number>();
-  private rejectedCounts = new Map<number, number>();
+  /** Dropped messages since the last flush: device id -> reason -> count. */
+  private drops = new Map<number, Map<DropReason, number>>();
   private rejectLogWindow = new Map<number, { start: number; n: number }>();
   /** Devices whose connect found a config they do not run, waiting for their subscription. */
   private configOnSubscribe = new Set<number>();
+  /**
+   * Presence as it is this moment, ahead of the batched database write. Embedded broker: the devices connected to
+   * this instance (set when the broker registers the connection, before its CONNACK). External broker: the last
+   * `{"online":...}` of a device whose write is still queued.
+   */
+  private live = new Map<string, { device: DeviceRef; info: ConnectInfo; online: 0 | 1 }>();
   private timer: NodeJS.Timeout;
   private commandTimer: NodeJS.Timeout;
 
@@ -119,6 +132,7 @@ export class DeviceGateway implements DeviceLink {
     this.auth = new DeviceAuthCache(deps);
     this.telemetry = new TelemetryIngest(deps);
     this.presence = new PresenceWriter(deps);
+    this.keeper = new PresenceKeeper(deps, { ...DEFAULT_PRESENCE_OPTIONS }, () => this.restoreLive());
     this.infos = new InfoWriter(deps);
     this.timer = setInterval(() => void this.flushCounters(), 1000);
     this.timer.unref();
@@ -128,6 +142,15 @@ export class DeviceGateway implements DeviceLink {
       );
     }, 5000);
     this.commandTimer.unref();
+  }
+
+  /**
+   * Registers this instance (presence-keeper.ts) before the broker hands over any connection: the connections
+   * written online from now on name their holder, this instance on the embedded broker.
+   */
+  async start(kind: BrokerAdapter['kind'], address: string): Promise<void> {
+    this.presence.holder = kind === 'embedded' ? this.keeper.instanceId : null;
+    await this.keeper.start(kind === 'embedded' ? address : '');
   }
 
   attach(adapter: BrokerAdapter): void {
@@ -141,6 +164,18 @@ export class DeviceGateway implements DeviceLink {
     if (!adapter || !adapter.reachable(sn)) throw new AppError(20401);
     const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
     await adapter.publish(downTopic(productKey, sn, kind), bytes, 1);
+  }
+
+  /**
+   * Whether the device can take a downlink now. Embedded broker: it holds a connection to this instance, from the
+   * moment its CONNECT was accepted (the row's flag follows a few milliseconds later, in a batch). External broker:
+   * its latest `{"online":...}`, written or still queued, else the stored flag.
+   */
+  online(sn: string, stored: number): boolean {
+    if (!this.adapter) return false;
+    const live = this.live.get(sn);
+    if (this.adapter.kind === 'embedded') return live !== undefined;
+    return live ? live.online === 1 : stored === 1;
   }
 
   kick(sn: string, reason: string): void {
@@ -169,8 +204,11 @@ export class DeviceGateway implements DeviceLink {
   connected(device: DeviceRef, info: ConnectInfo): Promise<void> {
     this.lastTouch.set(device.id, Date.now());
     this.telemetry.writer.markActive(device.id);
+    const live = { device, info, online: 1 as const };
+    this.live.set(device.sn, live);
     return this.serial(device.sn, async () => {
       const configDiffers = await this.presence.online(device, info);
+      this.written(live);
       this.deps.events.emit({
         type: 'presence.changed',
         device,
@@ -203,16 +241,49 @@ export class DeviceGateway implements DeviceLink {
   disconnected(device: DeviceRef, reason: string, setOffline = true): Promise<void> {
     this.buckets.delete(device.id);
     this.lastTouch.delete(device.id);
+    // A takeover's disconnect (setOffline false) comes before the new connection's connect: it leaves the device
+    // live.
+    const live = setOffline ? { device, info: { ip: '', protocol: '' }, online: 0 as const } : undefined;
+    if (live) this.live.set(device.sn, live);
     return this.serial(device.sn, () => {
-      // A takeover's disconnect (setOffline false) may come after the new connection's connect.
       if (setOffline) this.configOnSubscribe.delete(device.id);
-      return this.presence.offline(device, reason, setOffline).then(() => {
-        if (setOffline) {
+      return this.presence.offline(device, reason, setOffline).then((applied) => {
+        if (live) this.written(live);
+        // Not applied: another instance holds the device now, and it stays online.
+        if (applied) {
           const at = this.deps.now().toISOString();
           this.deps.events.emit({ type: 'presence.changed', device, online: 0, at, reason });
         }
       });
     });
+  }
+
+  /**
+   * The database has the change: an external broker's entry is no longer needed (the stored flag says the same),
+   * and an embedded broker keeps only its connections.
+   */
+  private written(entry: { device: DeviceRef; online: 0 | 1 }): void {
+    const { sn } = entry.device;
+    if (this.live.get(sn) !== entry) return;
+    if (entry.online === 0 || this.adapter?.kind !== 'embedded') this.live.delete(sn);
+  }
+
+  /**
+   * After this instance's heartbeat stopped for longer than the instance timeout, other instances may have set its
+   * devices offline (presence-keeper.ts): the connections it still holds are written online again.
+   */
+  private async restoreLive(): Promise<void> {
+    if (this.adapter?.kind !== 'embedded') return;
+    const held = [...this.live.values()].filter((l) => l.online === 1);
+    if (held.length === 0) return;
+    const mine = await heldBy(
+      this.deps,
+      this.keeper.instanceId,
+      held.map((l) => l.device.id),
+    );
+    for (const l of held) {
+      if (!mine.has(l.device.id) && this.live.get(l.device.sn) === l) void this.connected(l.device, l.info);
+    }
   }
 
   // --- uplinks ------------------------------------------------------------------------------------------
@@ -240,7 +311,14 @@ export class DeviceGateway implements DeviceLink {
    */
   async uplink(device: DeviceRef, kind: string, payload: Buffer, meta: UplinkMeta = {}): Promise<void> {
     try {
-      this.admit(device, payload.length);
+      try {
+        this.admit(device, payload.length);
+      } catch (err) {
+        // Dropped unread: the device still learns why, when it asked for an answer (docs/device-protocol.md).
+        if (kind === 'property') this.reject(device, kind, err as Rejection, messageIdOf(payload));
+        else this.reject(device, kind, err as Rejection);
+        return;
+      }
       await this.route(device, kind, payload, meta);
       this.stats.accepted++;
       this.touch(device.id);
@@ -257,7 +335,10 @@ export class DeviceGateway implements DeviceLink {
   /** Counts and logs a dropped message; answers property messages with the code. */
   reject(device: DeviceRef, kind: string, rejection: Rejection, replyId?: string): void {
     this.stats.rejected++;
-    this.rejectedCounts.set(device.id, (this.rejectedCounts.get(device.id) ?? 0) + 1);
+    const reason = dropReason(kind, rejection.replyCode);
+    let counts = this.drops.get(device.id);
+    if (!counts) this.drops.set(device.id, (counts = new Map()));
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
     const now = Date.now();
     const w = this.rejectLogWindow.get(device.id);
     const window = w && now - w.start < 60_000 ? w : { start: now, n: 0 };
@@ -365,11 +446,11 @@ export class DeviceGateway implements DeviceLink {
   private async flushCounters(): Promise<void> {
     const touched = [...this.touched];
     this.touched.clear();
-    const rejected = new Map(this.rejectedCounts);
-    this.rejectedCounts.clear();
+    const drops = this.drops;
+    this.drops = new Map();
     try {
       await touchDevices(this.deps, touched, this.deps.now());
-      await addRejected(this.deps, rejected);
+      await addDrops(this.deps, drops, this.deps.now());
     } catch (err) {
       this.deps.log.warn({ err }, 'device counters flush failed');
     }
@@ -383,5 +464,7 @@ export class DeviceGateway implements DeviceLink {
     await this.presence.drain();
     await this.infos.stop();
     await this.flushCounters();
+    // Last: the broker closed every connection before, and their disconnects are written.
+    await this.keeper.stop();
   }
 }

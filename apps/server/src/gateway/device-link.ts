@@ -8,6 +8,11 @@ import { AppError } from '../lib/app-error';
 export interface DeviceLink {
   /** Resolves once the broker has taken the message (QoS 1). Rejects with 20401 when it cannot be delivered. */
   send(productKey: string, sn: string, kind: DownKind, payload: unknown): Promise<void>;
+  /**
+   * Whether the device is online this moment, for a service about to send it something: the live connection state,
+   * which is ahead of the row's `online` flag (written in batches). `stored` is that flag, as the caller read it.
+   */
+  online(sn: string, stored: number): boolean;
   /** Closes the device's connection on this instance, if any (disabled, deleted, secret changed). */
   kick(sn: string, reason: string): void;
   /** Forgets cached auth data of the device. */
@@ -16,6 +21,7 @@ export interface DeviceLink {
 
 export const offlineLink: DeviceLink = {
   send: () => Promise.reject(new AppError(20401)),
+  online: () => false,
   kick: () => undefined,
   invalidate: () => undefined,
 };

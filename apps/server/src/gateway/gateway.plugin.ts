@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DeviceGateway } from './device-gateway';
@@ -15,6 +16,8 @@ export const gatewayPlugin = fp(
   /** `gateway`: built with the deps in app.ts (it is deps.link); this plugin connects it to the broker. */
   async (app: FastifyInstance, { gateway }: { gateway: DeviceGateway }) => {
     const { broker } = app;
+    // Registered before the broker hands over the first connection, which then names this instance as its holder.
+    await gateway.start(broker.kind, broker.port === undefined ? '' : `${hostname()}:${broker.port}`);
     const adapter =
       broker.kind === 'embedded' && broker.aedes
         ? attachEmbedded(broker.aedes, gateway, app.log)

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Deps } from '../lib/deps';
-import { type ConnectInfo, markOffline, markOnline } from '../modules/devices/device-presence.service';
+import type { ConnectInfo } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
 
 /** How long a connect or disconnect waits for others before the batch is written. */
@@ -12,15 +12,21 @@ interface Change {
   online: 1 | 0 | -1;
   info?: ConnectInfo;
   reason?: string;
-  resolve(configDiffers: boolean): void;
+  /** Online: whether its expected config differs from its own. Offline: whether the flag was written. */
+  resolve(result: boolean): void;
   reject(err: unknown): void;
 }
 
 /**
  * Connects and disconnects written together: one statement per batch sets online/offline, `activatedat` on first
- * connect, `protocol` and `lastcommunicationat`, and writes the device log rows, so 10,000 devices connecting at
- * once cost a few hundred statements rather than five round trips each. Same effect as markOnline/markOffline
- * (device-presence.service), which a failed batch falls back to, one device at a time.
+ * connect, `protocol` and `lastcommunicationat`, records who holds each connection (`device_connections`: this
+ * instance on the embedded broker, nobody in particular on an external one; presence-keeper.ts), and writes the
+ * device log rows, so 10,000 devices connecting at once cost a few hundred statements rather than five round trips
+ * each. A failed batch is written again one device at a time (e.g. a device deleted meanwhile fails alone).
+ *
+ * A disconnect sets the device offline only while the connection record is this holder's (or there is none): a
+ * device that moved to another instance before this one noticed it gone stays online. Browsers and other
+ * subscribers learn of changes from the caller's `presence.changed` event, never from here.
  *
  * Callers keep the changes of one device in order (DeviceGateway.serial), so a device appears at most once in a
  * batch.
@@ -29,6 +35,8 @@ export class PresenceWriter {
   private queue: Change[] = [];
   private scheduled = false;
   private running: Promise<void> | undefined;
+  /** Recorded as the holder of the connections this writer marks online (null: an external broker). */
+  holder: string | null = null;
   readonly stats = { batches: 0, changes: 0, fallbacks: 0 };
 
   constructor(private readonly deps: Deps) {}
@@ -38,8 +46,12 @@ export class PresenceWriter {
     return this.add({ device, online: 1, info });
   }
 
-  offline(device: DeviceRef, reason: string, setOffline: boolean): Promise<void> {
-    return this.add({ device, online: setOffline ? 0 : -1, reason }).then(() => undefined);
+  /**
+   * Logs the disconnect and, with `setOffline`, clears the online flag; resolves with whether the flag was cleared
+   * (false: another holder has the device now, or `setOffline` was false).
+   */
+  offline(device: DeviceRef, reason: string, setOffline: boolean): Promise<boolean> {
+    return this.add({ device, online: setOffline ? 0 : -1, reason });
   }
 
   private add(change: Omit<Change, 'resolve' | 'reject'>): Promise<boolean> {
@@ -76,64 +88,65 @@ export class PresenceWriter {
 
   private async write(batch: Change[]): Promise<void> {
     const now = this.deps.now();
-    let differs: Set<number>;
+    let result: Set<number>;
     try {
-      differs = await this.statement(batch, now);
+      result = await this.statement(batch, now);
     } catch (err) {
       this.deps.log.warn({ err, n: batch.length }, 'presence batch failed; writing one by one');
       this.stats.fallbacks++;
-      await Promise.all(batch.map((c) => this.single(c)));
+      await Promise.all(batch.map((c) => this.single(c, now)));
       return;
     }
     this.stats.batches++;
     this.stats.changes += batch.length;
-    const at = now.toISOString();
-    for (const c of batch) {
-      const { device } = c;
-      if (c.online === 1) {
-        this.deps.events.publish(
-          { type: 'device.online', sn: device.sn, product_key: device.productKey, online: 1, at },
-          { uid: device.uid },
-        );
-      } else if (c.online === 0) {
-        this.deps.events.publish(
-          {
-            type: 'device.online',
-            sn: device.sn,
-            product_key: device.productKey,
-            online: 0,
-            at,
-            reason: c.reason ?? '',
-          },
-          { uid: device.uid },
-        );
-      }
-      c.resolve(differs.has(device.id));
-    }
+    for (const c of batch) c.resolve(result.has(c.device.id));
   }
 
+  /**
+   * One statement for the batch. Returns the ids of the devices that came online with a config that differs from
+   * theirs, and of those whose offline flag was written.
+   */
   private async statement(batch: Change[], now: Date): Promise<Set<number>> {
     const ids: number[] = [];
     const online: number[] = [];
     const protocols: string[] = [];
+    const keepalives: number[] = [];
     const events: string[] = [];
     const details: string[] = [];
     for (const c of batch) {
       ids.push(c.device.id);
       online.push(c.online);
       protocols.push(c.info?.protocol ?? '');
+      keepalives.push(c.info?.keepalive ?? 0);
       events.push(c.online === 1 ? 'connect' : 'disconnect');
       details.push(JSON.stringify(c.online === 1 ? { ...c.info } : { reason: c.reason }));
     }
     const ts = now.toISOString();
+    const holder = this.holder;
+    // Every part reads the rows as they were before the statement: `mine` sees the records before `held` and
+    // `released` change them.
     const res = await this.deps.db.execute(sql`
       with v as (
         select * from unnest(${sql.param(ids)}::int[], ${sql.param(online)}::int[],
-          ${sql.param(protocols)}::text[], ${sql.param(events)}::text[], ${sql.param(details)}::text[])
-          as v(id, online, protocol, event, detail)
+          ${sql.param(protocols)}::text[], ${sql.param(keepalives)}::int[], ${sql.param(events)}::text[],
+          ${sql.param(details)}::text[])
+          as v(id, online, protocol, keepalive, event, detail)
+      ),
+      mine as (
+        select v.id from v left join device_connections c on c.device_id = v.id
+        where v.online = 0 and (c.device_id is null or c.instance_id is not distinct from ${holder}::text)
       ),
       logs as (
         insert into device_logs (device_id, event, detail) select id, event, detail::jsonb from v
+      ),
+      held as (
+        insert into device_connections (device_id, instance_id, keepalive, connectedat)
+        select id, ${holder}::text, keepalive, ${ts}::timestamptz from v where online = 1
+        on conflict (device_id) do update
+          set instance_id = excluded.instance_id, keepalive = excluded.keepalive, connectedat = excluded.connectedat
+      ),
+      released as (
+        delete from device_connections c using mine where c.device_id = mine.id
       ),
       changed as (
         update devices d set
@@ -142,20 +155,19 @@ export class PresenceWriter {
           activatedat = case when v.online = 1 then coalesce(d.activatedat, ${ts}::timestamptz) else d.activatedat end,
           protocol = case when v.online = 1 then v.protocol else d.protocol end
         from v
-        where d.id = v.id and v.online >= 0
+        where d.id = v.id and (v.online = 1 or v.id in (select id from mine))
         returning d.id, v.online, d.expect_config_version, d.config_version_different
       )
-      select id from changed where online = 1 and expect_config_version <> 0 and config_version_different`);
+      select id from changed
+      where online = 0 or (expect_config_version <> 0 and config_version_different)`);
     return new Set((res as unknown as { rows: { id: number }[] }).rows.map((r) => r.id));
   }
 
-  /** One device the way the presence service writes it, when a batch failed (e.g. a device deleted meanwhile). */
-  private async single(c: Change): Promise<void> {
+  /** One device alone, when its batch failed. */
+  private async single(c: Change, now: Date): Promise<void> {
     try {
-      if (c.online === 1) await markOnline(this.deps, c.device, c.info!);
-      else await markOffline(this.deps, c.device, c.reason ?? '', { setOffline: c.online === 0 });
-      // Unknown after a fallback: let the caller check the expected config itself.
-      c.resolve(true);
+      const result = await this.statement([c], now);
+      c.resolve(result.has(c.device.id));
     } catch (err) {
       c.reject(err);
     }

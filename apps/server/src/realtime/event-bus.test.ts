@@ -192,6 +192,36 @@ describe('domain events', () => {
     ]);
   });
 
+  it('turn a presence change into the browser event, for its owner, with the reason of an offline', () => {
+    const seen: [DeviceEvent, Audience][] = [];
+    bus.subscribe((e, a) => seen.push([e, a]));
+    bus.emit({ type: 'presence.changed', device, online: 1, at: '2025-01-01T00:00:00.000Z' });
+    bus.emit({
+      type: 'presence.changed',
+      device,
+      online: 0,
+      at: '2025-01-01T00:00:09.000Z',
+      reason: 'keep-alive timeout',
+    });
+    expect(seen).toEqual([
+      [
+        { type: 'device.online', sn: 'D1', product_key: 'pk', online: 1, at: '2025-01-01T00:00:00.000Z' },
+        { uid: 7 },
+      ],
+      [
+        {
+          type: 'device.online',
+          sn: 'D1',
+          product_key: 'pk',
+          online: 0,
+          at: '2025-01-01T00:00:09.000Z',
+          reason: 'keep-alive timeout',
+        },
+        { uid: 7 },
+      ],
+    ]);
+  });
+
   it('answer a request through its one answerer, and nobody once it left', async () => {
     const report = { id: 'u1', status: 2 };
     expect(bus.ask({ type: 'ota.report', device, report })).toBeUndefined();

@@ -41,7 +41,8 @@ export interface EventBusStats {
 /**
  * The one bus of an instance. Domain events (`on`/`emit`, domain-events.ts) stay in the process; the browser
  * stream (`publish`/`subscribe`: device events as the console sees them) also reaches the other instances. A
- * `property.committed` becomes a `device.properties` browser event here, so ingest emits once.
+ * `property.committed` becomes a `device.properties` browser event here, and a `presence.changed` a
+ * `device.online` one, so their producers emit once.
  * `publish` and `emit` never throw and never block the caller: a lost live update must not fail a telemetry write.
  */
 export interface EventBus extends DomainEvents {
@@ -178,7 +179,22 @@ export function createEventBus(options: EventBusOptions): EventBus {
     emit(event) {
       if (closed) return;
       domain.emit(event);
-      if (event.type === 'property.committed') {
+      if (event.type === 'presence.changed') {
+        // The one path of presence to browsers (and the OTA engine, which follows reconnects on every instance):
+        // whoever writes the online flag emits `presence.changed`, never a browser event of its own.
+        const { device, online, at, reason } = event;
+        bus.publish(
+          {
+            type: 'device.online',
+            sn: device.sn,
+            product_key: device.productKey,
+            online,
+            at,
+            ...(reason === undefined ? {} : { reason }),
+          },
+          { uid: device.uid },
+        );
+      } else if (event.type === 'property.committed') {
         const { device, items } = event;
         const newest = newestOf(items);
         bus.publish(

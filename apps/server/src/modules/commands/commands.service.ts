@@ -77,7 +77,7 @@ export async function sendCommand(
   checkCommandData(body);
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
   if (body.offline === 'queue') return queueCommand(deps, actor, device, body);
-  if (device.online !== 1) throw new AppError(20401);
+  if (!deps.link.online(sn, device.online)) throw new AppError(20401);
   const now = deps.now();
   const id = randomBytes(8).toString('hex');
   const [row] = await deps.db.transaction(async (tx) => {

@@ -440,6 +440,7 @@ describe('platforms: products bound to them', () => {
       send: async (_pk, sn, kind, payload) => {
         sent.push({ sn, kind, payload });
       },
+      online: (_sn, stored) => stored === 1,
       kick: () => undefined,
       invalidate: () => undefined,
     };
@@ -528,6 +529,7 @@ describe('platforms: products bound to them', () => {
       send: async (_pk, _sn, _kind, payload) => {
         sent.push(payload);
       },
+      online: (_sn, stored) => stored === 1,
       kick: () => undefined,
       invalidate: () => undefined,
     };

@@ -125,7 +125,7 @@ export async function sendRaw(
   const bytes = decodeRaw(body.data, body.encoding);
   if (bytes.length > MAX_RAW_BYTES) throw new AppError(50001);
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
-  if (device.online !== 1) throw new AppError(20401);
+  if (!deps.link.online(sn, device.online)) throw new AppError(20401);
   await deps.link.send(device.productKey, sn, 'raw', bytes);
   const [row] = await deps.db
     .insert(rawMessages)
