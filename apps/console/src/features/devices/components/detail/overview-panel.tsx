@@ -5,6 +5,7 @@ import { SecretField } from '../../../../components/secret-field';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, type Translate } from '../../../../lib/i18n';
 import locale from '../../locale/detail-index';
+import DroppedMessages from './dropped-messages';
 import LocationMap from './location-map';
 import QrLabel from './qr-label';
 
@@ -43,7 +44,7 @@ export default function OverviewPanel({ d }: { d: DeviceDetail }) {
       <span data-testid="device-last-seen">{formatTime(d.lastcommunicationat)}</span>,
     ),
     item('createdat', formatTime(d.createdat)),
-    item('rejected', d.rejected_count),
+    item('dropped', <DroppedMessages sn={d.sn} fallback={d.rejected_count} />),
     item('address', d.address),
     item('description', d.description),
   ];
