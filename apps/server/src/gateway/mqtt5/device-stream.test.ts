@@ -284,3 +284,90 @@ describe('packet id 0 (MQTT-2.3.1-1)', () => {
     }
   }
 });
+
+describe('CONNACKs before flushes', () => {
+  /** Holds the CONNECT of client ids starting with "slow" in authentication until `release` is called. */
+  function slowAuth() {
+    const held: (() => void)[] = [];
+    aedes.authenticate = (client, _username, _password, done) => {
+      if (client.id?.startsWith('slow')) held.push(() => done(null, true));
+      else done(null, true);
+    };
+    return {
+      held: () => held.length,
+      release: () => {
+        for (const go of held.splice(0)) go();
+      },
+    };
+  }
+
+  /** A second listener on the same Aedes, through a front with its own wait. */
+  async function frontWith(connectsFirstMaxWaitMs: number): Promise<RawTarget> {
+    const own = new ProtocolFront(aedes, { connectsFirstMaxWaitMs });
+    const listener = net.createServer((s) => {
+      sockets.add(s);
+      s.once('close', () => sockets.delete(s));
+      own.handle(s);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    aedes.once('closed', () => listener.close());
+    return { tcp: (listener.address() as AddressInfo).port };
+  }
+
+  /** A device that writes its CONNECT and three messages at once; resolves its CONNACK and PUBACK times. */
+  async function flusher(target: RawTarget, sn: string) {
+    const raw = await RawMqtt.open(target, 4);
+    raws.push(raw);
+    let connackAt = 0;
+    let pubacksAt = 0;
+    raw.stream.on('data', () => {
+      if (!connackAt && raw.count('connack') > 0) connackAt = performance.now();
+      if (!pubacksAt && raw.count('puback') === 3) pubacksAt = performance.now();
+    });
+    raw.send(
+      Buffer.concat([
+        raw.connectPacket(device(sn)),
+        ...[1, 2, 3].map((i) => raw.publishPacket('f/1', `${i}`, i)),
+      ]),
+    );
+    return { raw, times: () => ({ connackAt, pubacksAt }) };
+  }
+
+  it("holds an accepted device's messages while another CONNECT is unanswered, and lets them in once it is", async () => {
+    const auth = slowAuth();
+    const target = await frontWith(60_000);
+    const slow = await RawMqtt.open(target, 4);
+    raws.push(slow);
+    slow.send(slow.connectPacket(device('slow-1')));
+    await eventually(async () => (auth.held() === 1 ? true : undefined));
+    const fast = await flusher(target, 'fast-1');
+    await fast.raw.next('connack');
+    auth.release();
+    await slow.next('connack');
+    // Well before the 60 s wait: the answer to the other CONNECT let them in.
+    await fast.raw.until((ps) => ps.filter((p) => p.cmd === 'puback').length === 3, '3 PUBACKs', 10_000);
+  });
+
+  it('lets them in after the longest wait when another CONNECT stays unanswered', async () => {
+    const auth = slowAuth();
+    const wait = 400;
+    const target = await frontWith(wait);
+    const slow = await RawMqtt.open(target, 4);
+    raws.push(slow);
+    slow.send(slow.connectPacket(device('slow-2')));
+    await eventually(async () => (auth.held() === 1 ? true : undefined));
+    const fast = await flusher(target, 'fast-2');
+    await fast.raw.until((ps) => ps.filter((p) => p.cmd === 'puback').length === 3, '3 PUBACKs', 10_000);
+    const { connackAt, pubacksAt } = fast.times();
+    // Timers may fire a little early against performance.now(); a flush let in at once takes a few ms.
+    expect(pubacksAt - connackAt).toBeGreaterThanOrEqual(wait - 50);
+    expect(slow.count('connack')).toBe(0);
+    auth.release();
+  });
+
+  it('lets a flush in at once when no other CONNECT is waiting', async () => {
+    const target = await frontWith(60_000);
+    const fast = await flusher(target, 'alone');
+    await fast.raw.until((ps) => ps.filter((p) => p.cmd === 'puback').length === 3, '3 PUBACKs', 10_000);
+  });
+});

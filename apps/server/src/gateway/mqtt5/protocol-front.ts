@@ -7,11 +7,84 @@ import { connectProtocolLevel } from './sniff';
 import { REASON } from './translate';
 import { type FrontStats, V5Connection } from './v5-connection';
 
+/** Longest an accepted connection's held packets wait for other connections' CONNACKs (see ConnectsFirst). */
+export const CONNECTS_FIRST_MAX_WAIT_MS = 2000;
+/** Accepted connections whose held packets are let in per turn of the event loop (see ConnectsFirst). */
+const RELEASE_PER_TURN = 8;
+
 export interface ProtocolFrontOptions {
   /** Debug logging of protocol failures (a device's mistakes are not the server's errors). */
   debug?: (msg: string, detail: Record<string, unknown>) => void;
   /** Largest Remaining Length a device's packet may announce (default MAX_PACKET_BYTES). */
   maxRemainingLength?: number;
+  /** See CONNECTS_FIRST_MAX_WAIT_MS. */
+  connectsFirstMaxWaitMs?: number;
+}
+
+/**
+ * CONNACKs before flushes. A device back from a coverage gap sends its CONNECT and its buffered messages at once,
+ * and so do its neighbours. Storing those messages (parsing, validation, database writes on this event loop) takes
+ * far longer than answering a CONNECT, so when the first accepted devices' messages were let in at once, the other
+ * devices' CONNECTs waited behind them: CONNACKs came seconds late (bench:reconnect), devices time out and
+ * reconnect, and the storm feeds itself. So:
+ * - the held packets of an accepted connection wait while other CONNECTs are being answered, up to `maxWaitMs`
+ *   (a CONNECT that hangs, or a never-ending stream of them, cannot hold anyone's messages longer);
+ * - they are let in a few connections per turn of the event loop, so a CONNECT arriving meanwhile is read and
+ *   answered between them instead of after all of them.
+ */
+class ConnectsFirst {
+  /** Connections whose CONNECT went to the broker and whose CONNACK has not gone out. */
+  private readonly connecting = new Set<DeviceStream>();
+  /** Accepted connections whose held packets wait, oldest first. */
+  private readonly ready: { stream: DeviceStream; since: number }[] = [];
+  private immediate: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly maxWaitMs: number) {}
+
+  connectSent(stream: DeviceStream): void {
+    this.connecting.add(stream);
+    stream.once('close', () => this.answered(stream, false));
+  }
+
+  /** The CONNACK went out (or the connection ended without one). */
+  answered(stream: DeviceStream, accepted: boolean): void {
+    if (!this.connecting.delete(stream) && !accepted) return;
+    if (accepted) {
+      if (this.connecting.size === 0 && this.ready.length === 0) {
+        stream.open();
+        return;
+      }
+      this.ready.push({ stream, since: Date.now() });
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.immediate || this.ready.length === 0) return;
+    const wait = this.connecting.size === 0 ? 0 : this.ready[0]!.since + this.maxWaitMs - Date.now();
+    if (wait <= 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.immediate = setImmediate(() => this.release());
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.schedule();
+      }, wait);
+      this.timer.unref();
+    }
+  }
+
+  private release(): void {
+    this.immediate = undefined;
+    const now = Date.now();
+    for (let n = 0; n < RELEASE_PER_TURN && this.ready.length > 0; n++) {
+      if (this.connecting.size > 0 && now - this.ready[0]!.since < this.maxWaitMs) break;
+      this.ready.shift()!.stream.open();
+    }
+    this.schedule();
+  }
 }
 
 /** What the front counts for tests, health and benchmarks. */
@@ -27,7 +100,8 @@ export interface ConnectionStats extends FrontStats {
 /**
  * What the embedded broker's listeners (TCP and the /mqtt WebSocket) hand their connections to instead of
  * `aedes.handle`. Every connection gets a {@link DeviceStream} (packet size limit from the first byte, packet ids,
- * the bytes after the CONNECT held until the CONNACK). Its CONNECT decides where it goes: MQTT 3.1 and 3.1.1
+ * the bytes after the CONNECT held until the CONNACK, and while other CONNECTs wait: {@link ConnectsFirst}). Its
+ * CONNECT decides where it goes: MQTT 3.1 and 3.1.1
  * connections (and anything else) go to Aedes as they are; MQTT 5.0 connections get a translating `V5Connection`
  * in front of Aedes 1.2, which speaks 3.1.1 only.
  */
@@ -43,6 +117,7 @@ export class ProtocolFront {
   private readonly v5 = new WeakMap<Client, V5Connection>();
   private readonly streams = new WeakMap<Client, DeviceStream>();
   private readonly connectTimeoutMs: number;
+  private readonly connectsFirst: ConnectsFirst;
   private readonly debug: (msg: string, detail: Record<string, unknown>) => void;
 
   constructor(
@@ -50,6 +125,7 @@ export class ProtocolFront {
     private readonly options: ProtocolFrontOptions = {},
   ) {
     this.debug = options.debug ?? (() => undefined);
+    this.connectsFirst = new ConnectsFirst(options.connectsFirstMaxWaitMs ?? CONNECTS_FIRST_MAX_WAIT_MS);
     // Aedes drops a connection whose CONNECT does not arrive in time; the front waits no longer for it.
     this.connectTimeoutMs = (aedes as unknown as { connectTimeout?: number }).connectTimeout ?? 30_000;
     aedes.on('keepaliveTimeout', (client) => {
@@ -58,7 +134,8 @@ export class ProtocolFront {
     });
     // Aedes emits this once the CONNACK is written (for 5.0 devices its translation went out just before).
     aedes.on('connackSent', (packet, client) => {
-      if (packet.returnCode === 0) this.streams.get(client)?.open();
+      const stream = this.streams.get(client);
+      if (stream) this.connectsFirst.answered(stream, packet.returnCode === 0);
     });
   }
 
@@ -89,6 +166,7 @@ export class ProtocolFront {
       client = this.aedes.handle(stream, req);
     }
     this.streams.set(client, stream);
+    this.connectsFirst.connectSent(stream);
   }
 
   private violation(v: Violation, level: number | undefined): void {
