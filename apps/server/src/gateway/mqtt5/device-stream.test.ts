@@ -232,16 +232,17 @@ describe('packet size limit', () => {
   }
 });
 
-describe('packet id 0 (MQTT-2.3.1-1)', () => {
+describe('packet id 0 (MQTT-2.3.1-1; 5.0: MQTT-2.2.1-3)', () => {
   const zeroId = (bytes: Buffer, at: number) => {
     const b = Buffer.from(bytes);
     b.writeUInt16BE(0, at);
     return b;
   };
 
-  for (const version of [3, 4] as const) {
+  for (const version of [3, 4, 5] as const) {
     for (const transport of ['tcp', 'ws'] as const) {
-      it(`${transport}, MQTT ${version === 3 ? '3.1' : '3.1.1'}: closes the connection unacknowledged, will published`, async () => {
+      const name = { 3: '3.1', 4: '3.1.1', 5: '5.0 (DISCONNECT 0x82)' }[version];
+      it(`${transport}, MQTT ${name}: closes the connection unacknowledged, will published`, async () => {
         const wills = await subscriber('will/#');
         const delivered = await subscriber('z/#');
         const cases: [string, (r: RawMqtt) => Buffer][] = [
@@ -275,7 +276,10 @@ describe('packet id 0 (MQTT-2.3.1-1)', () => {
           await raw.next('puback');
           raw.send(packet(raw));
           await raw.closed;
-          expect(raw.packets.map((p) => p.cmd)).toEqual(['connack', 'puback']);
+          if (version === 5) {
+            expect(raw.packets.map((p) => p.cmd)).toEqual(['connack', 'puback', 'disconnect']);
+            expect(raw.packets[2]).toMatchObject({ reasonCode: 0x82 });
+          } else expect(raw.packets.map((p) => p.cmd)).toEqual(['connack', 'puback']);
           await eventually(async () => (wills.got.includes(what) ? true : undefined));
         }
         expect(delivered.got.filter((p) => p === 'zero')).toEqual([]);

@@ -15,6 +15,7 @@ const END_GRACE_MS = 2000;
 /** MQTT 5.0 reason codes the stream answers a violation with. */
 const REASON_PACKET_TOO_LARGE = 0x95;
 const REASON_MALFORMED_PACKET = 0x81;
+const REASON_PROTOCOL_ERROR = 0x82;
 
 export interface DeviceStreamOptions {
   /** Largest Remaining Length accepted (default: MAX_PACKET_BYTES). */
@@ -40,8 +41,8 @@ type Phase = 'first' | 'held' | 'open';
  *   arrives before the CONNACK into a queue of 42 packets and drops the connection beyond it; here the broker gets
  *   the CONNECT alone, and the bytes after it wait (up to `holdBytes`, then in the device's TCP window) until the
  *   CONNACK has been sent. Then they flow in order, so nothing is dropped and nothing is parsed twice.
- * - MQTT 3.1/3.1.1 packet ids (MQTT-2.3.1-1): a QoS 1/2 PUBLISH, SUBSCRIBE or UNSUBSCRIBE with id 0 closes the
- *   connection instead of being acknowledged.
+ * - Packet ids (MQTT-2.3.1-1, 5.0: MQTT-2.2.1-3): a QoS 1/2 PUBLISH, SUBSCRIBE or UNSUBSCRIBE with id 0 closes the
+ *   connection instead of being acknowledged (5.0: DISCONNECT 0x82 Protocol Error).
  */
 export class DeviceStream extends Duplex {
   /** Read by the gateway for the device's IP (TCP; over WebSocket the request has it). */
@@ -193,7 +194,12 @@ export class DeviceStream extends Duplex {
       this.destroy();
       return;
     }
-    const reasonCode = violation.kind === 'too-large' ? REASON_PACKET_TOO_LARGE : REASON_MALFORMED_PACKET;
+    const reasonCode =
+      violation.kind === 'too-large'
+        ? REASON_PACKET_TOO_LARGE
+        : violation.kind === 'zero-packet-id'
+          ? REASON_PROTOCOL_ERROR
+          : REASON_MALFORMED_PACKET;
     // MQTT 5.0 4.13: a CONNACK with the reason code while the CONNECT is unanswered, a DISCONNECT after it.
     this.refuseWith(
       mqttPacket.generate(

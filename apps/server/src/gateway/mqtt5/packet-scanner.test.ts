@@ -26,7 +26,7 @@ const publish = (messageId: number, qos: 0 | 1 | 2 = 1, topic = 'P/up/property')
     retain: false,
   });
 // mqtt-packet refuses to write packet id 0: patch it into a packet written with id 1.
-const withZeroId = (bytes: Buffer, idOffset: number) => {
+const zeroId = (bytes: Buffer, idOffset: number) => {
   const b = Buffer.from(bytes);
   b.writeUInt16BE(0, idOffset);
   return b;
@@ -108,17 +108,14 @@ describe('PacketScanner', () => {
     });
   });
 
-  it('refuses packet id 0 on QoS 1/2 PUBLISH, SUBSCRIBE and UNSUBSCRIBE of 3.1/3.1.1 connections only', () => {
+  it('refuses packet id 0 on QoS 1/2 PUBLISH, SUBSCRIBE and UNSUBSCRIBE', () => {
     const topic = 'P/up/property';
     const idAt = 2 + 2 + topic.length; // fixed header (2 bytes here), topic length, topic
-    const zeroQos1 = withZeroId(publish(1, 1, topic), idAt);
-    const zeroQos2 = withZeroId(publish(1, 2, topic), idAt);
-    const sub = withZeroId(
-      gen({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: 'a/#', qos: 1 }] }),
-      2,
-    );
-    const unsub = withZeroId(gen({ cmd: 'unsubscribe', messageId: 1, unsubscriptions: ['a/#'] }), 2);
-    for (const level of [3, 4] as const) {
+    const zeroQos1 = zeroId(publish(1, 1, topic), idAt);
+    const zeroQos2 = zeroId(publish(1, 2, topic), idAt);
+    const sub = zeroId(gen({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: 'a/#', qos: 1 }] }), 2);
+    const unsub = zeroId(gen({ cmd: 'unsubscribe', messageId: 1, unsubscriptions: ['a/#'] }), 2);
+    for (const level of [3, 4, 5] as const) {
       for (const [bytes, type] of [
         [zeroQos1, 3],
         [zeroQos2, 3],
@@ -134,10 +131,26 @@ describe('PacketScanner', () => {
         }
       }
     }
-    // QoS 0 has no packet id; a 5.0 connection answers with reason codes in its own front.
+    // QoS 0 has no packet id; in 5.0 the properties follow the packet id (they do not move it).
     const qos0 = gen({ cmd: 'publish', topic, payload: Buffer.from('x'), qos: 0, dup: false, retain: false });
     expect(new PacketScanner().scan(Buffer.concat([connect(4), qos0]))).toBeUndefined();
-    expect(new PacketScanner().scan(Buffer.concat([connect(5), zeroQos1]))).toBeUndefined();
+    const v5 = gen(
+      {
+        cmd: 'publish',
+        topic,
+        payload: Buffer.from('x'),
+        qos: 1,
+        messageId: 9,
+        dup: false,
+        retain: false,
+        properties: { topicAlias: 1 },
+      },
+      5,
+    );
+    expect(new PacketScanner().scan(Buffer.concat([connect(5), v5]))).toBeUndefined();
+    expect(new PacketScanner().scan(Buffer.concat([connect(5), zeroId(v5, idAt)]))).toMatchObject({
+      kind: 'zero-packet-id',
+    });
     // An id whose high byte is 0 is not id 0.
     expect(new PacketScanner().scan(Buffer.concat([connect(4), publish(1), publish(256)]))).toBeUndefined();
   });

@@ -15,7 +15,7 @@ export type Violation =
   | { kind: 'malformed-length' }
   /** The announced Remaining Length is above the limit: refused before a byte of the body is buffered. */
   | { kind: 'too-large'; type: number; length: number }
-  /** MQTT-2.3.1-1 (3.1.1): PUBLISH with QoS > 0, SUBSCRIBE and UNSUBSCRIBE carry a non-zero Packet Identifier. */
+  /** MQTT-2.3.1-1 (5.0: MQTT-2.2.1-3): PUBLISH with QoS > 0, SUBSCRIBE and UNSUBSCRIBE carry a non-zero Packet Identifier. */
   | { kind: 'zero-packet-id'; type: number };
 
 const CONNECT = 1;
@@ -46,9 +46,8 @@ const enum Pick {
  * refused as soon as a packet announces more than the limit (250 MB announced costs 5 bytes, not 250 MB), and the
  * end of the first packet (the CONNECT) is known, which the connection gate needs.
  *
- * The packet id checks apply to MQTT 3.1 and 3.1.1 connections (level read from the CONNECT); MQTT 5.0 packets are
- * checked by the 5.0 front, which answers with reason codes. Everything else about a packet's form is left to the
- * MQTT parser that reads it next.
+ * The packet id sits at the same place in every version (5.0 puts its properties after it). Everything else about a
+ * packet's form is left to the MQTT parser that reads it next.
  */
 export class PacketScanner {
   /** Bytes scanned so far. */
@@ -135,10 +134,9 @@ export class PacketScanner {
     this.state = State.Body;
     this.pos = 0;
     this.picked.length = 0;
-    const v311 = this.level !== undefined && this.level <= 4;
     if (this.packets === 0) this.pick = Pick.Connect;
-    else if (v311 && this.type === PUBLISH && this.qos > 0) this.pick = Pick.Publish;
-    else if (v311 && (this.type === SUBSCRIBE || this.type === UNSUBSCRIBE)) this.pick = Pick.PacketId;
+    else if (this.type === PUBLISH && this.qos > 0) this.pick = Pick.Publish;
+    else if (this.type === SUBSCRIBE || this.type === UNSUBSCRIBE) this.pick = Pick.PacketId;
     else this.pick = Pick.None;
     this.want = this.pick === Pick.None ? -1 : 0;
   }

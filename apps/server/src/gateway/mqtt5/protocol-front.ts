@@ -91,7 +91,7 @@ class ConnectsFirst {
 export interface ConnectionStats extends FrontStats {
   /** Connections cut off because a packet announced more than the size limit. */
   tooLarge: number;
-  /** MQTT 3.1.1 connections closed for a QoS 1/2 PUBLISH, SUBSCRIBE or UNSUBSCRIBE with packet id 0. */
+  /** Connections closed for a QoS 1/2 PUBLISH, SUBSCRIBE or UNSUBSCRIBE with packet id 0. */
   zeroPacketId: number;
   /** Connections whose first packet was not a CONNECT, or whose Remaining Length was malformed. */
   malformed: number;
