@@ -2,12 +2,9 @@
  * CSV and Excel files of device rows, built in the browser. Both libraries load on first use so the list page does
  * not pay for them; the rows come from api.ts `fetchForExport` (at most EXPORT_LIMIT).
  */
-export type ExportFormat = 'csv' | 'xlsx';
+import type { ExportTable } from './device-columns';
 
-export interface ExportTable {
-  headers: string[];
-  rows: string[][];
-}
+export type ExportFormat = 'csv' | 'xlsx';
 
 const stamp = (d: Date) => {
   const p = (n: number) => String(n).padStart(2, '0');
@@ -16,7 +13,10 @@ const stamp = (d: Date) => {
 
 export const exportFileName = (format: ExportFormat, now = new Date()) => `devices-${stamp(now)}.${format}`;
 
-/** CSV with a BOM: Excel opens UTF-8 (Chinese names) correctly only with it. */
+/**
+ * CSV with a BOM: Excel opens UTF-8 (Chinese names) correctly only with it. Text that looks like a formula is
+ * escaped; numbers are written bare (papaparse leaves number cells alone), so -89 stays a number.
+ */
 export async function toCsv(table: ExportTable): Promise<Blob> {
   const { unparse } = await import('papaparse');
   const text = unparse(
@@ -31,12 +31,12 @@ export async function toXlsx(table: ExportTable): Promise<Blob> {
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('devices');
   ws.addRow(table.headers).font = { bold: true };
-  // Cells stay text: long digit strings (IMEI, ICCID) would otherwise become rounded numbers.
+  // Numbers are numeric cells; text stays text, so long digit strings (IMEI, ICCID) are not rounded.
   for (const r of table.rows) ws.addRow(r);
   ws.columns.forEach((c, i) => {
     const longest = Math.max(
       table.headers[i]?.length ?? 0,
-      ...table.rows.slice(0, 200).map((r) => r[i]?.length ?? 0),
+      ...table.rows.slice(0, 200).map((r) => String(r[i] ?? '').length),
     );
     c.width = Math.min(60, Math.max(10, longest + 2));
   });

@@ -1,15 +1,17 @@
-import type { DeviceListItem } from '@cellhub/contract/devices';
 import { Button, Dropdown, Menu, Message } from '@arco-design/web-react';
 import { IconDownload } from '@arco-design/web-react/icon';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { Translate } from '../../../lib/i18n';
+import { useLocaleState, type Translate } from '../../../lib/i18n';
 import { EXPORT_LIMIT, fetchForExport, type DeviceFilter } from '../api';
-import { cellText, type DeviceColumn } from '../device-columns';
+import { exportTable, type DeviceColumn } from '../device-columns';
+import { loadPropertyDefs } from '../property-labels';
 import { download, exportFileName, toCsv, toXlsx, type ExportFormat } from '../export-devices';
 
 /**
  * The device list's Export button: every device the filter matches (up to EXPORT_LIMIT), in the columns shown,
- * as CSV or Excel. The button counts the rows read while it works.
+ * as CSV or Excel, "latest data" as one column per property in the product's words. The button counts the rows
+ * read while it works.
  */
 export function ExportMenu({
   filter,
@@ -24,6 +26,8 @@ export function ExportMenu({
   t: Translate;
 }) {
   const [exporting, setExporting] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const { locale: lang } = useLocaleState();
   const onlineText = (o: 0 | 1) => (o ? t('device.online') : t('device.offline'));
 
   const runExport = async (format: ExportFormat) => {
@@ -40,10 +44,18 @@ export function ExportMenu({
         Message.info(t('device.export.empty'));
         return;
       }
-      const table = {
-        headers: columns.map((c) => t(`device.col.${c}`)),
-        rows: rows.map((r: DeviceListItem) => columns.map((c) => cellText(r, c, onlineText))),
-      };
+      const defs = columns.includes('last_values')
+        ? await loadPropertyDefs(
+            queryClient,
+            rows.map((r) => r.product_key),
+          )
+        : new Map();
+      const table = exportTable(rows, columns, {
+        header: (c) => t(`device.col.${c}`),
+        onlineText,
+        defs,
+        lang,
+      });
       download(await (format === 'csv' ? toCsv(table) : toXlsx(table)), exportFileName(format));
       if (matched > rows.length) {
         Message.warning({

@@ -8,7 +8,7 @@ import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-pa
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { ConfirmAction, LinkAction, RowActions, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
-import { useLocale } from '../../../lib/i18n';
+import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
 import { useRole } from '../../../lib/user';
 import {
@@ -26,20 +26,22 @@ import {
   ADMIN_COLUMNS,
   cellText,
   DEVICE_COLUMNS,
-  formatValues,
   loadColumns,
   saveColumns,
   type DeviceColumn,
 } from '../device-columns';
 import { applyDeviceEvent } from '../live-rows';
+import { formatValues, usePropertyDefs } from '../property-labels';
 import locale from '../locale';
 import styles from './device-pages.module.css';
 
+const NO_KEYS: string[] = [];
 const LIVE_TYPES = ['device.online', 'device.properties', 'device.info', 'device.config'] as const;
 
 /** /device/list: the caller's devices (every device for an admin), patched live while they report. */
 export default function DeviceListPage() {
   const t = useLocale(locale);
+  const { locale: lang } = useLocaleState();
   const navigate = useNavigate();
   const isAdmin = useRole() === 'admin';
   const { form, params, setParams, search } = useKeywordList<DeviceListParams, DeviceFilter>();
@@ -58,6 +60,9 @@ export default function DeviceListPage() {
 
   const available = DEVICE_COLUMNS.filter((c) => isAdmin || !ADMIN_COLUMNS.includes(c));
   const visible = shown.filter((c) => available.includes(c));
+  const productKeys = useMemo(() => (data?.data ?? []).map((r) => r.product_key), [data]);
+  const defs = usePropertyDefs(visible.includes('last_values') ? productKeys : NO_KEYS);
+  const valuesText = (r: DeviceListItem) => formatValues(r.last_values, defs.get(r.product_key), lang);
   const onlineText = (o: 0 | 1) => (o ? t('device.online') : t('device.offline'));
   const detailUrl = (r: DeviceListItem) =>
     `/device/detail/${encodeURIComponent(r.product_key)}/${encodeURIComponent(r.sn)}`;
@@ -76,7 +81,7 @@ export default function DeviceListPage() {
       ),
     owner: (_, r) => r.owner ?? <Tag size="small">{t('device.stock')}</Tag>,
     last_values: (_, r) => {
-      const text = formatValues(r.last_values);
+      const text = valuesText(r);
       return text ? (
         <Tooltip content={text}>
           <span className={styles.values}>{text}</span>
@@ -106,7 +111,7 @@ export default function DeviceListPage() {
       render:
         render[c] ??
         ((_: unknown, r: DeviceListItem) => {
-          const text = cellText(r, c, onlineText);
+          const text = cellText(r, c, onlineText, valuesText);
           return text === '' ? <span className={styles.muted}>-</span> : text;
         }),
     })),
