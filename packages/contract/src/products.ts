@@ -113,12 +113,21 @@ export const productItem = z.object({
 });
 export type ProductItem = z.infer<typeof productItem>;
 
+/**
+ * What the caller may do with a product: `manage` (its owner or an admin: edit, delete, see the secrets) or `view`
+ * (a user with a device of the product: read its fields and properties; secrets, platform configuration and default
+ * device configuration come back empty, and the device figures count only the caller's devices).
+ */
+export const PRODUCT_ACCESS = ['manage', 'view'] as const;
+export type ProductAccess = (typeof PRODUCT_ACCESS)[number];
+
 export const productDetail = productItem.extend({
-  /** For dynamic registration (PROTOCOL.md); shown to the product's owner and admins. */
+  /** For dynamic registration (PROTOCOL.md); shown to the product's owner and admins, empty for `view`. */
   product_secret: text(),
   properties: z.array(productProperty),
   iot_platform_config: z.record(text(), z.unknown()),
   device_config: z.record(text(), z.unknown()),
+  access: z.enum(PRODUCT_ACCESS),
 });
 export type ProductDetail = z.infer<typeof productDetail>;
 

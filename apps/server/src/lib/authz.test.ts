@@ -7,10 +7,12 @@ import {
   canControl,
   canManage,
   canView,
+  canViewProduct,
   deviceListFilter,
   deviceRight,
   hasScope,
   ownerFilter,
+  productRight,
   requireAdmin,
   requireDeviceRight,
   requireScope,
@@ -162,6 +164,20 @@ describe('owned rows', () => {
     expect(codeOf(() => visibleOwned(bob, row, 10107))).toBe(10107);
     expect(codeOf(() => visibleOwned(bob, undefined, 10107))).toBe(10107);
     expect(codeOf(() => visibleOwned(bob, { uid: null }, 60003))).toBe(60003);
+  });
+});
+
+describe('products', () => {
+  const product = { uid: alice.uid };
+  it('are managed by their owner and admins, read by a user with a device of them, hidden from anyone else', () => {
+    expect(productRight(alice, product, false)).toBe('manage');
+    expect(productRight(admin, product, false)).toBe('manage');
+    expect(productRight(bob, product, true)).toBe('view');
+    expect(productRight(bob, product, false)).toBe('none');
+    expect(productRight(bob, undefined, true)).toBe('none');
+    expect(productRight(bob, { uid: null }, true)).toBe('view');
+    expect(canViewProduct(bob, product, true)).toBe(true);
+    expect(canViewProduct(bob, product, false)).toBe(false);
   });
 });
 

@@ -174,6 +174,31 @@ export async function findVisibleOwned<T extends PgTable & { id: PgColumn; uid: 
   return visibleOwned(actor, row as (T['$inferSelect'] & OwnedRow) | undefined, notFound);
 }
 
+// --- products -----------------------------------------------------------------------------------------------------
+
+/** What an actor may do with a product: everything (owner, admin), read it (a device of it is theirs), or nothing. */
+export type ProductRight = 'none' | 'view' | 'manage';
+
+/**
+ * A product is managed by its owner or an admin. Anyone who may view a device of the product (its owner, the holder
+ * of a share) may read the product, without its secrets: the device detail shows the product's property names and
+ * units. `viewsADevice` is that question asked over the devices (`visibleDevices(actor)` and the product's key), so
+ * shares widen it where they widen the device list.
+ */
+export function productRight(
+  actor: Actor,
+  product: OwnedRow | undefined,
+  viewsADevice: boolean,
+): ProductRight {
+  if (!product) return 'none';
+  if (owns(actor, product)) return 'manage';
+  return viewsADevice ? 'view' : 'none';
+}
+
+/** Whether the actor may read the product (`productRight` at least `view`). */
+export const canViewProduct = (actor: Actor, product: OwnedRow | undefined, viewsADevice: boolean): boolean =>
+  productRight(actor, product, viewsADevice) !== 'none';
+
 // --- devices ------------------------------------------------------------------------------------------------------
 
 /** What an actor may do with a device, from least to most. */

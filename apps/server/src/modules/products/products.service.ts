@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'dr
 import type { PlatformType } from '@cellhub/contract/platforms';
 import {
   type productCreateBody,
+  type ProductAccess,
   type ProductDetail,
   type ProductItem,
   type ProductListQuery,
@@ -12,10 +13,11 @@ import {
 import type { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
-import { ownerFilter, ownerOfNew, visibleOwned } from '../../lib/authz';
+import { ownerFilter, ownerOfNew, owns, productRight, visibleOwned } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
 import { writeDeviceLog } from '../device-log/device-log.service';
+import { visibleDevices } from '../devices/device-access';
 import { devices } from '../devices/devices.table';
 import { syncProductPlatformParams, validateBinding } from '../platforms/platform-params.service';
 import { platforms } from '../platforms/platforms.table';
@@ -73,7 +75,8 @@ const toProperty = (r: ProductPropertyRow): ProductProperty => ({
   cycles: r.cycles,
 });
 
-async function deviceStats(db: DbOrTx, keys: string[]): Promise<Map<string, ProductStats>> {
+/** Device figures per product key; `within` narrows them (to the devices a `view` caller may see). */
+async function deviceStats(db: DbOrTx, keys: string[], within?: SQL): Promise<Map<string, ProductStats>> {
   if (keys.length === 0) return new Map();
   const rows = await db
     .select({
@@ -82,7 +85,7 @@ async function deviceStats(db: DbOrTx, keys: string[]): Promise<Map<string, Prod
       different: sql<number>`count(*) filter (where ${devices.configVersionDifferent})`.mapWith(Number),
     })
     .from(devices)
-    .where(inArray(devices.productKey, keys))
+    .where(and(inArray(devices.productKey, keys), within))
     .groupBy(devices.productKey);
   return new Map(rows.map((r) => [r.key, { devices: r.n, different: r.different }]));
 }
@@ -106,18 +109,29 @@ export async function listProductProperties(db: DbOrTx, productId: number): Prom
   return rows.map(toProperty);
 }
 
-async function toDetail(deps: Deps, p: ProductRow): Promise<ProductDetail> {
+/**
+ * The product as `access` may read it: `view` (a user with a device of it) gets no secret, platform configuration or
+ * default device configuration, and device figures over their own devices only, so nothing of the owner's leaks.
+ */
+async function toDetail(
+  deps: Deps,
+  p: ProductRow,
+  access: ProductAccess = 'manage',
+  actor?: Actor,
+): Promise<ProductDetail> {
+  const viewer = access === 'view' && actor !== undefined;
   const [stats, properties, refs] = await Promise.all([
-    deviceStats(deps.db, [p.productKey]),
+    deviceStats(deps.db, [p.productKey], viewer ? visibleDevices(actor) : undefined),
     listProductProperties(deps.db, p.id),
     platformRefs(deps.db, [p.iotPlatformId]),
   ]);
   return {
     ...toItem(p, stats.get(p.productKey), p.iotPlatformId ? refs.get(p.iotPlatformId) : undefined),
-    product_secret: deps.box.decrypt(p.productSecret, secretContext(p.productKey)),
+    product_secret: viewer ? '' : deps.box.decrypt(p.productSecret, secretContext(p.productKey)),
     properties,
-    iot_platform_config: p.iotPlatformConfig,
-    device_config: p.deviceConfig,
+    iot_platform_config: viewer ? {} : p.iotPlatformConfig,
+    device_config: viewer ? {} : p.deviceConfig,
+    access: viewer ? 'view' : 'manage',
   };
 }
 
@@ -243,8 +257,27 @@ export async function listProducts(
   };
 }
 
+/**
+ * One product: in full for its owner and admins; read-only (`access: 'view'`) for a user who may view a device of
+ * it; 10107 for anyone else, as if it did not exist.
+ */
 export async function getProduct(deps: Deps, actor: Actor, productKey: string): Promise<ProductDetail> {
-  return toDetail(deps, await visibleProduct(deps, actor, productKey));
+  const row = await findProductByKey(deps.db, productKey);
+  const viewsADevice =
+    row !== undefined && !owns(actor, row) && (await viewsDeviceOf(deps.db, actor, productKey));
+  const right = productRight(actor, row, viewsADevice);
+  if (!row || right === 'none') throw new AppError(10107);
+  return toDetail(deps, row, right, actor);
+}
+
+/** Whether the actor may view at least one device of the product (the layer's device rule, as a list filter). */
+async function viewsDeviceOf(db: DbOrTx, actor: Actor, productKey: string): Promise<boolean> {
+  const [row] = await db
+    .select({ sn: devices.sn })
+    .from(devices)
+    .where(and(eq(devices.productKey, productKey), visibleDevices(actor)))
+    .limit(1);
+  return row !== undefined;
 }
 
 export async function updateProduct(

@@ -163,6 +163,94 @@ describe('products: ownership', () => {
   });
 });
 
+describe('products: read-only for the users of its devices', () => {
+  it("lets a device's owner read the product without its secrets, and nobody else", async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/products',
+      token: admin,
+      payload: {
+        name: 'Fleet DTU',
+        properties: [{ key: 'temp', name: '温度', name_us: 'Temperature', unit: '°C' }],
+        device_config: { interval: 30 },
+      },
+    });
+    const p = data<{ product_key: string; product_secret: string }>(created);
+    const base = `/api/products/${p.product_key}`;
+    // Admin-created devices are in stock; user A claims one with its secret, the other stays the admin's.
+    await t.inject({
+      method: 'POST',
+      url: '/api/devices',
+      token: admin,
+      payload: { product_key: p.product_key, sn: ['RO-1', 'RO-2'] },
+    });
+    const secret = data<{ secret: string }>(
+      await t.inject({ method: 'GET', url: '/api/devices/RO-1', token: admin }),
+    ).secret;
+    const bound = await t.inject({
+      method: 'POST',
+      url: '/api/devices/bind',
+      token: a.token,
+      payload: { sn: 'RO-1', secret },
+    });
+    expect(bound.statusCode).toBe(200);
+
+    // The owner (an admin here) reads it in full.
+    const full = data(await t.inject({ method: 'GET', url: base, token: admin }));
+    expect(full).toMatchObject({ access: 'manage', product_secret: p.product_secret, device_count: 2 });
+    expect(full.device_config).toMatchObject({ interval: 30 });
+
+    // The device's owner reads its fields and properties; secrets and configuration stay with the owner, and the
+    // device figures count her device only.
+    const seen = data(await t.inject({ method: 'GET', url: base, token: a.token }));
+    expect(seen).toMatchObject({
+      access: 'view',
+      name: 'Fleet DTU',
+      product_key: p.product_key,
+      product_secret: '',
+      iot_platform_config: {},
+      device_config: {},
+      device_count: 1,
+      properties: [{ key: 'temp', name: '温度', name_us: 'Temperature', unit: '°C' }],
+    });
+
+    // Reading is all she may do: every change answers as for a stranger.
+    const changes = [
+      { method: 'PUT' as const, url: base, payload: { name: 'mine now' } },
+      { method: 'DELETE' as const, url: base },
+      { method: 'POST' as const, url: `${base}/secret` },
+      { method: 'POST' as const, url: `${base}/properties`, payload: { key: 'x', name: 'X' } },
+      { method: 'PUT' as const, url: `${base}/properties/temp`, payload: { key: 'temp', name: 'T' } },
+      { method: 'DELETE' as const, url: `${base}/properties/temp` },
+      { method: 'GET' as const, url: `${base}/platform-credentials` },
+    ];
+    for (const req of changes) {
+      const res = await t.inject({ ...req, token: a.token });
+      expect(res.statusCode, `${req.method} ${req.url}`).toBe(400);
+      expect(errorOf(res).code, `${req.method} ${req.url}`).toBe(10107);
+    }
+    expect(data(await t.inject({ method: 'GET', url: base, token: admin }))).toMatchObject({
+      name: 'Fleet DTU',
+      properties: [{ key: 'temp', name: '温度' }],
+    });
+
+    // A user with no device of the product gets "does not exist", exactly as for a missing product.
+    const stranger = await t.inject({ method: 'GET', url: base, token: b.token });
+    expect(stranger.statusCode).toBe(400);
+    expect(errorOf(stranger).code).toBe(10107);
+    const list = await t.inject({ method: 'GET', url: '/api/products', token: a.token });
+    expect((list.json().data as { product_key: string }[]).map((x) => x.product_key)).not.toContain(
+      p.product_key,
+    );
+
+    // Once the device is back in stock, the product is closed to her again.
+    expect(
+      (await t.inject({ method: 'POST', url: '/api/devices/RO-1/unbind', token: a.token })).statusCode,
+    ).toBe(200);
+    expect(errorOf(await t.inject({ method: 'GET', url: base, token: a.token })).code).toBe(10107);
+  });
+});
+
 describe('products: properties', () => {
   it('adds, refuses a duplicate key, edits (renames), deletes', async () => {
     const p = await createProduct(a.token, { name: 'Props' });
