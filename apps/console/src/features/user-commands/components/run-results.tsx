@@ -2,6 +2,7 @@ import type { RunResultStatus, UserCommandResult, UserCommandRun } from '@cellhu
 import { Badge, type BadgeProps, Empty, Table, type TableColumnProps } from '@arco-design/web-react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
+import { describeTally, tallyRun } from '../run-tally';
 import styles from '../../../components/run-page.module.css';
 
 // A device command queued for an offline device (pending, expired, cancelled) has the device history's colours.
@@ -16,21 +17,6 @@ const BADGE: Record<RunResultStatus, Pick<BadgeProps, 'status' | 'color'>> = {
   expired: { color: 'gold' },
   cancelled: { color: 'gray' },
 };
-
-/** Counts for the line above the table. */
-export function summarise(run: UserCommandRun) {
-  const n = (s: RunResultStatus) => run.results.filter((r) => r.status === s).length;
-  const replied = n('replied');
-  const waiting = n('sent');
-  const timeout = n('timeout');
-  return {
-    total: run.results.length,
-    replied,
-    waiting,
-    timeout,
-    other: run.results.length - replied - waiting - timeout,
-  };
-}
 
 export default function RunResults({ run }: { run: UserCommandRun | undefined }) {
   const t = useLocale(locale);
@@ -59,11 +45,10 @@ export default function RunResults({ run }: { run: UserCommandRun | undefined })
     },
   ];
   if (!run) return <Empty description={t('userCommand.detail.results.empty')} />;
-  const s = summarise(run);
   return (
     <>
       <div className={styles.summary} data-testid="run-summary">
-        {t('userCommand.summary', s)}
+        {describeTally(tallyRun(run.results), t)}
       </div>
       <Table<UserCommandResult>
         rowKey="sn"

@@ -22,7 +22,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userCommand.form.name.required': 'Please enter a name',
   'userCommand.form.type': 'Type',
   'userCommand.form.data': 'Data',
-  'userCommand.form.data.hexPlaceholder': 'Hex, even length, no 0x, e.g. 01030000000AC5CD',
+  'userCommand.form.data.hexPlaceholder':
+    'Hex, even length, no 0x; spaces between bytes are fine, e.g. 01 03 00 0A',
   'userCommand.form.data.stringPlaceholder': 'Text to send, e.g. AT+CSQ',
   'userCommand.form.description': 'Description',
   'userCommand.form.saved': 'Saved',
@@ -37,7 +38,6 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userCommand.detail.targets': 'Devices',
   'userCommand.detail.targets.placeholder': 'Search by serial number, name, IMEI or ICCID; pick several',
   'userCommand.detail.sendButton': 'Send command',
-  'userCommand.detail.sendDone': 'Sent to {sent} device(s); {other} not sent',
   'userCommand.detail.noTargets': 'Please pick at least one device',
   'userCommand.detail.results': 'Results',
   'userCommand.detail.results.empty': 'Not sent yet',
@@ -61,7 +61,17 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'userCommand.result.pending': 'Queued, waiting for the device',
   'userCommand.result.expired': 'Expired in the queue',
   'userCommand.result.cancelled': 'Cancelled',
-  'userCommand.summary':
-    '{total} device(s): {replied} replied, {waiting} waiting, {timeout} timed out, {other} not sent',
+  'userCommand.tally': '{total} device(s): {parts}',
+  'userCommand.tally.sep': ', ',
+  'userCommand.tally.ok': '{n} replied OK',
+  'userCommand.tally.rejected': '{n} replied with an error code',
+  'userCommand.tally.waiting': '{n} waiting for a reply',
+  'userCommand.tally.queued': '{n} queued until online',
+  'userCommand.tally.timeout': '{n} timed out',
+  'userCommand.tally.offline': '{n} offline, not sent',
+  'userCommand.tally.failed': '{n} failed to send',
+  'userCommand.tally.not_found': '{n} not found',
+  'userCommand.tally.expired': '{n} expired in the queue',
+  'userCommand.tally.cancelled': '{n} cancelled',
 };
 export default enUS;

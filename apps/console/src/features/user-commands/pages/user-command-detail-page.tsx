@@ -19,6 +19,7 @@ import { useDeviceEvents } from '../../../lib/realtime';
 import { useRefreshRun, useRun, useRunList, useSendUserCommand, useUserCommand } from '../api';
 import RunResults from '../components/run-results';
 import locale from '../locale';
+import { describeTally, tallyRun } from '../run-tally';
 import styles from '../../../components/run-page.module.css';
 
 export default function UserCommandDetailPage() {
@@ -65,8 +66,9 @@ export default function UserCommandDetailPage() {
       const result = await send.mutateAsync(targets);
       setChosenRun(result.id);
       setPage(1);
-      const sent = result.results.filter((r) => r.status === 'sent').length;
-      Message.success(t('userCommand.detail.sendDone', { sent, other: result.results.length - sent }));
+      // Said from each device's real state: a reply that came during the request is a success, not "not sent".
+      const tally = tallyRun(result.results);
+      Message[tally.tone](describeTally(tally, t));
     } catch {
       // The request layer has shown why.
     }

@@ -7,6 +7,7 @@ import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { useSaveUserCommand, useUserCommand } from '../api';
+import { normaliseCommandData } from '../command-value';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
 
@@ -48,7 +49,11 @@ export default function UserCommandEditPage() {
     try {
       const saved = await save.mutateAsync({
         id,
-        body: { ...values, description: values.description ?? '' },
+        body: {
+          ...values,
+          data: normaliseCommandData(values.type, values.data),
+          description: values.description ?? '',
+        },
       });
       Message.success(t('userCommand.form.saved'));
       void navigate(`/device/user-command/detail/${saved.id}`);
@@ -97,7 +102,8 @@ export default function UserCommandEditPage() {
               rules={[
                 {
                   validator: (value: string | undefined, callback) => {
-                    const problem = checkCommandValue(type ?? 'hex', value);
+                    const kind = type ?? 'hex';
+                    const problem = checkCommandValue(kind, normaliseCommandData(kind, value));
                     callback(problem ? t(`userCommand.error.${problem.reason}`) : undefined);
                   },
                 },
