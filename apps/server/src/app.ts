@@ -27,6 +27,7 @@ import { firmwareRoutes } from './modules/firmware/firmware.routes';
 import { otaPlugin } from './modules/ota/ota.plugin';
 import { otaRoutes } from './modules/ota/ota.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { inboxRoutes } from './modules/inbox/inbox.routes';
 import { ChannelSmsProvider } from './modules/notify/channel-sms-provider';
 import { notifyPlugin } from './modules/notify/notify.plugin';
 import { platformsRoutes } from './modules/platforms/platforms.routes';
@@ -185,6 +186,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(userCommandsRoutes);
     await app.register(configTemplatesRoutes);
     await app.register(dashboardRoutes);
+    await app.register(inboxRoutes);
     await app.register(systemSettingsRoutes);
     await app.register(firmwareRoutes);
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });

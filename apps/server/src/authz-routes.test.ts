@@ -79,6 +79,7 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   'POST /api/alert/contacts/{id}/code': { payload: { channel: 'sms' } },
   'POST /api/alert/contacts/{id}/verify': { payload: { channel: 'sms', code: '000000' } },
   'POST /api/alert/history/ack': { payload: { ids: [999999] } },
+  'POST /api/inbox/read': { payload: { ids: [999999] } },
 };
 
 let t: TestApp;

@@ -1,7 +1,9 @@
 /** Workplace figures (seed /dashboard/workplace): the caller's devices, or every device for admins. */
 import { z } from 'zod';
 import { text } from './text';
-import { dashboardSim } from './sim';
+import { dashboardSim, simCardItem } from './sim';
+import { alertHistoryItem } from './alerts';
+import { otaTaskItem } from './ota';
 
 export const dashboardOverview = z.object({
   device_total: z.number().int(),
@@ -39,3 +41,45 @@ export const dashboardTrend = z.object({
   days: z.array(dashboardTrendDay),
 });
 export type DashboardTrend = z.infer<typeof dashboardTrend>;
+
+// --- the Workplace's operations view (GET /api/dashboard/workplace) ----------------------------------------------
+
+/** How many rows each block lists (its `total` counts them all). */
+export const WORKPLACE_LIMIT = 8;
+
+export const dashboardWorkplaceQuery = z.object({
+  /**
+   * Start of "today" for the offline block, as the browser's local midnight (ISO 8601 with offset); the start of the
+   * current UTC day when absent. At most 2 days back.
+   */
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+export type DashboardWorkplaceQuery = z.input<typeof dashboardWorkplaceQuery>;
+
+const block = <T extends z.ZodType>(item: T) => z.object({ total: z.number().int(), items: z.array(item) });
+
+/** A device that went offline today (its last message came after `since` and it is offline now). */
+export const workplaceOfflineDevice = z.object({
+  sn: text(),
+  name: text(),
+  product_key: text(),
+  product_name: text(),
+  /** When it was last heard (ISO 8601). */
+  last_seen: text().nullable(),
+});
+export type WorkplaceOfflineDevice = z.infer<typeof workplaceOfflineDevice>;
+
+export const dashboardWorkplace = z.object({
+  /** Active alerts, newest first. */
+  alerts: block(alertHistoryItem),
+  /** Running OTA tasks with their per-device counts, newest first. */
+  ota: block(otaTaskItem),
+  /** Cards expiring within 30 days (the listed ones soonest first). */
+  sim_expiring: block(simCardItem),
+  /** Cards that used up their traffic. */
+  sim_exhausted: block(simCardItem),
+  offline_today: block(workplaceOfflineDevice),
+  /** Start of "today" used for `offline_today`. */
+  since: text(),
+});
+export type DashboardWorkplace = z.infer<typeof dashboardWorkplace>;

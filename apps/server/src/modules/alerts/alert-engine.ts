@@ -22,6 +22,8 @@ import {
   valueText,
 } from './alert-conditions';
 import { notifyAlertChange } from './alert-signals';
+import { alertMessage } from './alert-inbox';
+import { addInboxMessages } from '../inbox/inbox.service';
 import {
   alertConfigContacts,
   alertConfigs,
@@ -574,6 +576,7 @@ export class AlertEngine {
         })
         .returning({ id: alertHistory.id });
       historyId = h!.id;
+      await addInboxMessages(tx, [alertMessage(t.uid, historyId, t.name, info, value)]);
       for (const g of groups) {
         const prev = marks[g.key];
         const lastAt = prev?.at ? Date.parse(prev.at) : undefined;

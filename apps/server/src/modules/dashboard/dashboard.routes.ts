@@ -1,9 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { dashboardOverview, dashboardTrend, dashboardTrendQuery } from '@cellhub/contract/dashboard';
+import {
+  dashboardOverview,
+  dashboardTrend,
+  dashboardTrendQuery,
+  dashboardWorkplace,
+  dashboardWorkplaceQuery,
+} from '@cellhub/contract/dashboard';
 import { ok, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
 import { dashboardOverview as overviewOf, dashboardTrend as trendOf } from './dashboard.service';
+import { dashboardWorkplace as workplaceOf } from './workplace.service';
 
 /** Workplace figures: the caller's devices, every device for admins. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
@@ -33,5 +40,21 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => ok(await trendOf(app.deps, actorOf(req), Number(req.query.range))),
+  );
+
+  r.get(
+    '/api/dashboard/workplace',
+    {
+      config: { auth: 'user' },
+      schema: {
+        tags,
+        summary:
+          'Operations view: active alerts, running OTA tasks, SIM cards expiring within 30 days or out of traffic, ' +
+          'devices offline since the start of today; each list the first rows of what its own page shows the caller',
+        querystring: dashboardWorkplaceQuery,
+        response: responses(dashboardWorkplace, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await workplaceOf(app.deps, actorOf(req), req.query)),
   );
 }

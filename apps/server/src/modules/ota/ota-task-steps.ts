@@ -1,6 +1,8 @@
 import { and, eq, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { writeAudit } from '../audit/audit.service';
+import { addInboxMessages } from '../inbox/inbox.service';
+import { otaFinishedMessage } from './ota-inbox';
 import { rowsOf, ts } from './ota-send';
 import { type OtaTaskRow, otaTasks } from './ota.table';
 
@@ -111,6 +113,7 @@ async function finishTask(tx: DbOrTx, task: OtaTaskRow, now: Date, reason: strin
     target: `ota-task:${task.id}`,
     detail: { from: 'running', to: 'done', reason },
   });
+  await addInboxMessages(tx, [await otaFinishedMessage(tx, task, reason)]);
 }
 
 /**

@@ -22,7 +22,9 @@ import {
   notifyDeliveries,
 } from '../notify/notify.service';
 import { users } from '../users/users.table';
+import { addInboxMessages } from '../inbox/inbox.service';
 import { dayOf, monthOf, remainingSql, toMb } from './sim-common';
+import { type SimInboxParams, simMessage } from './sim-inbox';
 import { simCards } from './sim-cards.table';
 
 const DAY_MS = 86_400_000;
@@ -65,6 +67,8 @@ interface Reminder {
   subject: string;
   body: string;
   params: Record<string, string>;
+  /** What the message box shows (sim-inbox.ts). */
+  inbox: SimInboxParams;
 }
 
 /**
@@ -145,6 +149,7 @@ async function expiryReminders(deps: Deps, settings: SimRemindSettings, now: Dat
           `剩余不足 ${threshold} 天。到期后这张卡可能无法上网。\n` +
           renewText(deps.config.publicUrl, '续费方法：'),
         params: { iccid: r.iccid, phone: r.msisdn || '-', expiry, days: String(threshold) },
+        inbox: { iccid: r.iccid, phone: r.msisdn, expiry: r.expiresAt!.toISOString(), days: threshold },
       });
     }
     out.expiry += await queue(deps, reminders, out);
@@ -237,6 +242,7 @@ async function dataReminders(deps: Deps, settings: SimRemindSettings, now: Date,
           `已不足套餐流量 ${mbText(r.total)} 的 ${percent}%。流量用完后这张卡将无法上网。\n` +
           renewText(deps.config.publicUrl, '如需更多流量，请为该卡续费或更换套餐：'),
         params: { iccid: r.iccid, phone: r.msisdn || '-', remaining: left, percent: String(percent) },
+        inbox: { iccid: r.iccid, phone: r.msisdn, remaining_mb: toMb(Math.max(0, r.remaining)), percent },
       });
     }
     out.dataLow += await queue(deps, reminders, out);
@@ -263,6 +269,8 @@ function targetsOf(user: Recipient): { channel: NotifyChannel; to: string }[] {
  */
 async function queue(deps: Deps, reminders: Reminder[], out: SimReminderRun): Promise<number> {
   if (reminders.length === 0) return 0;
+  // The message box gets every reminder, also of users without a channel (written once per key).
+  await addInboxMessages(deps.db, reminders.map(simMessage));
   const keys = reminders.flatMap((r) => CHANNELS.map((c) => `${r.key}:${c}`));
   const existing = await deps.db
     .select({ key: notifyDeliveries.idempotencyKey })
