@@ -23,11 +23,35 @@ export const deviceCreateBody = z.object({
 });
 export type DeviceCreateBody = z.input<typeof deviceCreateBody>;
 
+/**
+ * Why a line of a create or an import was refused (10113), as keys the console words in the user's language:
+ * the field (an import column, `sn` for a create) and the rule it broke, with the rule's numbers in `params`
+ * (`max` for too_long, `row` for duplicate). `message` keeps the same in English for API callers.
+ */
+export const DEVICE_LINE_RULES = [
+  'sn_rule',
+  'imei_rule',
+  'iccid_rule',
+  'imsi_rule',
+  'too_long',
+  'bad_text',
+  'duplicate',
+  'invalid',
+] as const;
+export type DeviceLineRule = (typeof DEVICE_LINE_RULES)[number];
+const lineReason = {
+  field: text().optional(),
+  rule: z.enum(DEVICE_LINE_RULES).optional(),
+  params: z.record(text(), z.number()).optional(),
+  message: text().optional(),
+};
+
 /** One line of a create: `created`, or the code that says why not (20402 exists, 20403 other product, 10113 sn). */
 export const deviceCreateLine = z.object({
   sn: text(),
   code: z.number().int(),
   result: z.enum(['created', 'exists', 'wrong_product', 'invalid']),
+  ...lineReason,
 });
 export type DeviceCreateLine = z.infer<typeof deviceCreateLine>;
 
@@ -151,18 +175,44 @@ export const deviceImportRow = z.object({
   sn: text().regex(SN_RULE, 'sn_rule'),
   name: text().max(64).optional(),
   imei: text()
-    .regex(/^\d{14,17}$/, 'imei: 14-17 digits')
+    .regex(/^\d{14,17}$/, 'imei_rule')
     .optional(),
   iccid: text()
-    .regex(/^[0-9A-Fa-f]{18,22}$/, 'iccid: 18-22 digits')
+    .regex(/^[0-9A-Fa-f]{18,22}$/, 'iccid_rule')
     .optional(),
   imsi: text()
-    .regex(/^\d{6,15}$/, 'imsi: 6-15 digits')
+    .regex(/^\d{6,15}$/, 'imsi_rule')
     .optional(),
   phone: text().max(32).optional(),
   address: text().max(200).optional(),
   description: text().max(200).optional(),
 });
+
+/** The English words of each rule, for `message` (the console has its own in both languages). */
+export const DEVICE_LINE_RULE_TEXT: Record<DeviceLineRule, (params: Record<string, number>) => string> = {
+  sn_rule: () => '1-64 letters, digits, _ . : - (starting with a letter or digit)',
+  imei_rule: () => '14-17 digits',
+  iccid_rule: () => '18-22 hex digits',
+  imsi_rule: () => '6-15 digits',
+  too_long: (p) => `at most ${p.max ?? '?'} characters`,
+  bad_text: () => 'contains a NUL or a broken character',
+  duplicate: (p) => `same as row ${p.row ?? '?'}`,
+  invalid: () => 'invalid',
+};
+
+/** `field`, `rule`, `params` and the English `message` of a refused line. */
+export function deviceLineReason(
+  field: string,
+  rule: DeviceLineRule,
+  params?: Record<string, number>,
+): { field: string; rule: DeviceLineRule; params?: Record<string, number>; message: string } {
+  return {
+    field,
+    rule,
+    ...(params ? { params } : {}),
+    message: `${field}: ${DEVICE_LINE_RULE_TEXT[rule](params ?? {})}`,
+  };
+}
 export type DeviceImportRow = z.infer<typeof deviceImportRow>;
 
 const flag = z
@@ -191,8 +241,7 @@ export const deviceImportLine = z.object({
   sn: text(),
   code: z.number().int(),
   result: z.enum(DEVICE_IMPORT_RESULTS),
-  /** Why an invalid row was refused (field and rule). */
-  message: text().optional(),
+  ...lineReason,
 });
 export type DeviceImportLine = z.infer<typeof deviceImportLine>;
 export const deviceImportResult = z.object({

@@ -1,10 +1,14 @@
 import { eq, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
 import {
+  DEVICE_LINE_RULES,
   deviceImportRow,
+  deviceLineReason,
   type DeviceImportLine,
   type DeviceImportResult,
   type DeviceImportRow,
 } from '@cellhub/contract/devices';
+import { BAD_TEXT_MESSAGE } from '@cellhub/contract/text';
 import { canManage, isAdmin, requireScope } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeAudit } from '../audit/audit.service';
@@ -29,6 +33,17 @@ function fieldsOf(r: DeviceImportRow) {
   >;
 }
 
+/** The first broken rule of a row as field + rule key (the contract's messages are the rule keys). */
+function issueReason(issue: z.core.$ZodIssue | undefined) {
+  const field = issue?.path.join('.') || 'row';
+  if (issue?.code === 'too_big' && typeof issue.maximum === 'number') {
+    return deviceLineReason(field, 'too_long', { max: issue.maximum });
+  }
+  if (issue?.message === BAD_TEXT_MESSAGE) return deviceLineReason(field, 'bad_text');
+  const rule = DEVICE_LINE_RULES.find((r) => r === issue?.message);
+  return deviceLineReason(field, rule ?? 'invalid');
+}
+
 /**
  * Creates and updates devices of one product from the rows of a file, with one result per row. Existing devices of
  * the product that the caller may see are updated (only the cells that are filled); new SNs are created unless
@@ -49,14 +64,12 @@ export async function importDevices(
     const sn = r.values.sn ?? '';
     const parsed = deviceImportRow.safeParse(r.values);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = issue?.path.join('.') || 'row';
       lines.set(r.row, {
         row: r.row,
         sn,
         code: 10113,
         result: 'invalid',
-        message: `${field}: ${issue?.message}`,
+        ...issueReason(parsed.error.issues[0]),
       });
       continue;
     }
@@ -67,7 +80,7 @@ export async function importDevices(
         sn,
         code: 10113,
         result: 'invalid',
-        message: `sn: same as row ${first}`,
+        ...deviceLineReason('sn', 'duplicate', { row: first }),
       });
       continue;
     }

@@ -94,8 +94,15 @@ describe('POST /api/devices/import', () => {
       [6, 'IMP-2', 10113, 'invalid'],
       [8, 'IMP-1', 10113, 'invalid'],
     ]);
-    expect(r.lines[4]!.message).toMatch(/^imei/);
-    expect(r.lines[5]!.message).toMatch(/row 2/);
+    // Which field broke which rule, as keys for the console and in English for API callers.
+    expect(r.lines[3]).toMatchObject({ field: 'sn', rule: 'sn_rule' });
+    expect(r.lines[4]).toMatchObject({ field: 'imei', rule: 'imei_rule', message: 'imei: 14-17 digits' });
+    expect(r.lines[5]).toMatchObject({
+      field: 'sn',
+      rule: 'duplicate',
+      params: { row: 2 },
+      message: 'sn: same as row 2',
+    });
     expect(r).toMatchObject({ total: 6, created: 1, updated: 1, failed: 4 });
     const d = data<{ name: string; imei: string; iccid: string; description: string; uid: number }>(
       await t.inject({ method: 'GET', url: '/api/devices/IMP-1', token: a.token }),
@@ -188,6 +195,22 @@ describe('POST /api/devices/import', () => {
     const res = await importFile(a.token, big, 'big.csv');
     expect(res.statusCode).toBe(413);
     expect(errorOf(res).code).toBe(50001);
+  });
+
+  it('says which limit a too long cell broke', async () => {
+    const res = await importFile(a.token, `sn,name\nIMP-LONG,${'n'.repeat(65)}\n`, 'long.csv');
+    expect(data<DeviceImportResult>(res).lines).toEqual([
+      {
+        row: 2,
+        sn: 'IMP-LONG',
+        code: 10113,
+        result: 'invalid',
+        field: 'name',
+        rule: 'too_long',
+        params: { max: 64 },
+        message: 'name: at most 64 characters',
+      },
+    ]);
   });
 
   it('refuses a file without an sn column, an empty one and a request without a file (10113)', async () => {

@@ -3,6 +3,7 @@ import { and, eq, ilike, inArray, type SQL, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   type deviceCreateBody,
+  deviceLineReason,
   type DeviceCreateLine,
   type DeviceDetail,
   deviceItem,
@@ -105,8 +106,9 @@ export async function createDevices(
   const wanted: string[] = [];
   for (const sn of input.sn) {
     if (lines.has(sn) || wanted.includes(sn)) continue;
-    if (!SN_RULE.test(sn)) lines.set(sn, { sn, code: 10113, result: 'invalid' });
-    else wanted.push(sn);
+    if (!SN_RULE.test(sn)) {
+      lines.set(sn, { sn, code: 10113, result: 'invalid', ...deviceLineReason('sn', 'sn_rule') });
+    } else wanted.push(sn);
   }
   const existing = wanted.length
     ? await deps.db

@@ -74,7 +74,15 @@ describe('devices', () => {
     expect(data(res)).toEqual([
       { sn: 'A-1', code: 0, result: 'created' },
       { sn: 'A-2', code: 0, result: 'created' },
-      { sn: 'bad/sn', code: 10113, result: 'invalid' },
+      {
+        sn: 'bad/sn',
+        code: 10113,
+        result: 'invalid',
+        // Keys the console words in the user's language, and the same in English for API callers.
+        field: 'sn',
+        rule: 'sn_rule',
+        message: expect.stringMatching(/^sn: 1-64 letters/),
+      },
       { sn: 'OTHER-1', code: 20403, result: 'wrong_product' },
     ]);
     const again = await t.inject({

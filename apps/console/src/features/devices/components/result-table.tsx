@@ -1,15 +1,12 @@
 /** Per-line results of a create or an import: what happened to each SN (row), and why when it failed. */
 import type { DeviceImportLine } from '@cellhub/contract/devices';
 import { Table, Tag, type TableColumnProps } from '@arco-design/web-react';
-import { errorText } from '@cellhub/contract/errors';
 import { useLocaleState, type Translate } from '../../../lib/i18n';
+import { lineReasonText, type LineReason } from '../line-reason';
 
-export interface ResultLine {
-  row?: number;
+export interface ResultLine extends LineReason {
   sn: string;
-  code: number;
   result: DeviceImportLine['result'];
-  message?: string;
 }
 
 const COLORS: Record<ResultLine['result'], string> = {
@@ -34,8 +31,8 @@ export function ResultTable({ lines, t, withRow }: { lines: ResultLine[]; t: Tra
     {
       title: t('device.result.message'),
       dataIndex: 'message',
-      render: (_: unknown, r) =>
-        r.code === 0 ? '' : [`${r.code}`, r.message ?? errorText(r.code, locale)].filter(Boolean).join(' · '),
+      // "Line 3: SN must be ..." in the user's language (the row column stays for sorting by eye).
+      render: (_: unknown, r) => lineReasonText(r, t, locale),
     },
   ];
   return (

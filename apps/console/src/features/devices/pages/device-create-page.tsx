@@ -20,6 +20,7 @@ import { useLocale, type Translate } from '../../../lib/i18n';
 import { useCreateDevices, useImportDevices, useProductOptions } from '../api';
 import { ResultTable, type ResultLine } from '../components/result-table';
 import { download, TEMPLATE_CSV } from '../export-devices';
+import { badSnLines } from '../line-reason';
 import locale from '../locale';
 import styles from './device-pages.module.css';
 
@@ -84,8 +85,19 @@ function BySnForm({ t }: { t: Translate }) {
               validator: (v: string | undefined, cb) => {
                 const list = snLines(v);
                 if (list.length === 0) return cb(t('device.create.sn.required'));
-                // The server reports bad lines one by one; here we only stop an obviously pasted wrong column.
                 if (list.length > 1000) return cb(t('device.create.sn.placeholder'));
+                // Said here, line by line, before the server would refuse them one by one.
+                const bad = badSnLines(v);
+                if (bad.length > 0) {
+                  const shown = bad.slice(0, 3).map((b) => t('device.create.sn.badLine', b));
+                  return cb(
+                    t('device.create.sn.badLines', {
+                      count: bad.length,
+                      lines: shown.join(', ') + (bad.length > 3 ? ' …' : ''),
+                      rule: t('device.rule.sn_rule', { field: t('device.col.sn') }),
+                    }),
+                  );
+                }
                 cb();
               },
             },
