@@ -106,6 +106,13 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'PUT',
+    path: '/api/users/{id}',
+    url: '/api/users/2',
+    auth: 'admin',
+    bad: { payload: { email: 'nope' } },
+  },
+  {
+    method: 'PUT',
     path: '/api/users/{id}/disable',
     url: '/api/users/2/disable',
     auth: 'admin',
@@ -863,6 +870,16 @@ const ROUTES: RouteCase[] = [
     auth: 'admin',
     bad: { payload: { to: 'o' } },
   },
+  // map tiles (system settings > Map, admin) and what the console draws (signed in)
+  { method: 'GET', path: '/api/system/settings/map', url: '/api/system/settings/map', auth: 'admin' },
+  {
+    method: 'PUT',
+    path: '/api/system/settings/map',
+    url: '/api/system/settings/map',
+    auth: 'admin',
+    bad: { payload: { provider: 'custom', custom_url: 'ftp://t.example.com/{z}/{x}/{y}' } },
+  },
+  { method: 'GET', path: '/api/map/tiles', url: '/api/map/tiles', auth: 'user' },
   // SIM cards, packages, orders, balance (docs/sim.md)
   {
     method: 'GET',

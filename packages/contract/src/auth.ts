@@ -156,7 +156,21 @@ export const userCreateBody = z.object({
   password,
   nickname: text().trim().max(32).optional(),
   phone: phone.optional(),
+  email: z.union([z.literal(''), z.email().max(128)]).optional(),
   role: roleSchema.default('user'),
 });
 export type UserCreateBody = z.infer<typeof userCreateBody>;
 export const userIdParams = z.object({ id: z.coerce.number().int().positive() });
+/**
+ * PUT /api/users/:id: an admin changes an account's role and contact fields; only the fields sent change, '' clears
+ * phone or email. Username and password have their own paths (the name is how people sign in; resets sign out).
+ */
+export const userUpdateBody = z
+  .object({
+    nickname: text().trim().max(32).optional(),
+    phone: z.union([z.literal(''), phone]).optional(),
+    email: z.union([z.literal(''), z.email().max(128)]).optional(),
+    role: roleSchema.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'empty' });
+export type UserUpdateBody = z.infer<typeof userUpdateBody>;

@@ -94,6 +94,8 @@ export const ERROR_CODES = {
     '密码至少 6 位，不含空格，需包含数字、大写和小写字母',
   ),
   31006: entry('Please read and agree to the User Agreement first!', '请先阅读并同意用户协议！'),
+  // contract: an admin changing roles may not leave the system without an enabled administrator
+  31007: entry('At least one enabled administrator must remain', '系统至少需要保留一位启用的管理员'),
   40001: entry('HTTP request creation failed', 'HTTP 请求创建失败', 502),
   40002: entry('HTTP request error', 'HTTP 请求错误', 502),
   40003: entry('Request body read failed', '请求体读取失败'),

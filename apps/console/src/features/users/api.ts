@@ -1,4 +1,4 @@
-import type { UserListItem } from '@cellhub/contract/auth';
+import type { UserCreateBody, UserListItem, UserUpdateBody } from '@cellhub/contract/auth';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
@@ -32,5 +32,23 @@ export function useResetUserPassword() {
   return useMutation({
     mutationFn: ({ uid, new_password }: { uid: number; new_password: string }) =>
       http.put<null>(`/api/users/${uid}/password`, { new_password }),
+  });
+}
+
+export function useCreateUser() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    // Silent: the form puts a taken name or phone under its field.
+    mutationFn: (body: UserCreateBody) => http.post<{ uid: number }>('/api/users', body, { silent: true }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useUpdateUser() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ uid, body }: { uid: number; body: UserUpdateBody }) =>
+      http.put<UserListItem>(`/api/users/${uid}`, body, { silent: true }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
   });
 }

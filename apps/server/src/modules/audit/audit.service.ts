@@ -15,6 +15,7 @@ export type AuditAction =
   | 'user_create'
   | 'user_enable'
   | 'user_password_reset'
+  | 'user_update'
   | 'admin_created'
   | 'product_create'
   | 'product_update'

@@ -8,10 +8,11 @@ import {
   userListItem,
   userListQuery,
   userResetPasswordBody,
+  userUpdateBody,
 } from '@cellhub/contract/auth';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
-import { createUser, listUsers, resetUserPassword, setUserDisabled } from './users.service';
+import { createUser, listUsers, resetUserPassword, setUserDisabled, updateUser } from './users.service';
 
 const ADMIN = { auth: 'admin' } as const;
 
@@ -43,12 +44,30 @@ export async function usersRoutes(app: FastifyInstance): Promise<void> {
       config: ADMIN,
       schema: {
         tags,
-        summary: 'Open an account (username and password rules as for registration; role user by default)',
+        summary:
+          'Open an account (username and password rules as for registration; role user by default; optional phone and email)',
         body: userCreateBody,
         response: responses(registerResult, ...SIGNED_IN),
       },
     },
     async (req) => ok(await createUser(app.deps, actorOf(req), req.body)),
+  );
+
+  r.put(
+    '/api/users/:id',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary:
+          "Change an account's role, nickname, phone or email (only the fields sent; '' clears phone or email). " +
+          'The phone must be free (20129); taking the admin role from the last enabled admin answers 31007.',
+        params: userIdParams,
+        body: userUpdateBody,
+        response: responses(userListItem, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await updateUser(app.deps, actorOf(req), req.params.id, req.body)),
   );
 
   r.put(

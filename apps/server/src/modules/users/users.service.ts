@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { and, count, desc, eq, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
-import type { UserCreateBody, UserListItem } from '@cellhub/contract/auth';
+import { and, count, desc, eq, ilike, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { UserCreateBody, UserListItem, UserUpdateBody } from '@cellhub/contract/auth';
 import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import { requireAdmin } from '../../lib/authz';
@@ -144,6 +144,7 @@ export async function createUser(deps: Deps, actor: Actor, body: UserCreateBody)
           phone,
           role: body.role,
           nickname: body.nickname ?? '',
+          email: body.email ?? '',
         })
         .returning({ id: users.id });
       if (!row) throw new AppError(10109);
@@ -161,6 +162,66 @@ export async function createUser(deps: Deps, actor: Actor, body: UserCreateBody)
     if (isUniqueViolation(err)) {
       throw new AppError((await findUserByUsername(deps.db, body.username)) ? 31003 : 20129);
     }
+    throw err;
+  }
+}
+
+/**
+ * An admin changes an account's role and contact fields. Taking the admin role from the last enabled admin
+ * (often oneself) would leave nobody able to manage accounts: refused with 31007, decided inside the transaction
+ * with the admin rows locked so two demotions at once cannot both pass.
+ */
+export async function updateUser(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  body: UserUpdateBody,
+): Promise<UserListItem> {
+  requireAdmin(actor);
+  const user = await targetUser(deps, id);
+  const phone = body.phone === undefined ? undefined : body.phone === '' ? null : normalizePhone(body.phone);
+  if (phone && phone !== user.phone) {
+    const holder = await findUserByPhone(deps.db, phone);
+    if (holder && holder.id !== id) throw new AppError(20129);
+  }
+  const set: Partial<Pick<UserRow, 'nickname' | 'phone' | 'email' | 'role'>> = {};
+  if (body.nickname !== undefined) set.nickname = body.nickname;
+  if (phone !== undefined) set.phone = phone;
+  if (body.email !== undefined) set.email = body.email;
+  if (body.role !== undefined) set.role = body.role;
+  const changed = (Object.keys(set) as (keyof typeof set)[]).filter((k) => set[k] !== user[k]);
+  const roleChanged = changed.includes('role');
+  try {
+    const row = await deps.db.transaction(async (tx) => {
+      if (roleChanged && user.role === 'admin') {
+        const others = await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.role, 'admin'), eq(users.disabled, false), ne(users.id, id)))
+          .for('update');
+        if (others.length === 0) throw new AppError(31007);
+      }
+      const [updated] = changed.length
+        ? await tx.update(users).set(set).where(eq(users.id, id)).returning()
+        : [user];
+      if (changed.length)
+        await writeAudit(tx, {
+          uid: actor.uid,
+          action: 'user_update',
+          target: `user:${user.id}`,
+          ip: actor.ip,
+          detail: {
+            username: user.username,
+            changed: Object.fromEntries(changed.map((k) => [k, { from: user[k], to: set[k] }])),
+          },
+        });
+      return updated ?? user;
+    });
+    // A cached session keeps the role it was read with: drop them so the next call reads the new role.
+    if (roleChanged) deps.events.sessionsEnded({ uid: id });
+    return toListItem(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError(20129);
     throw err;
   }
 }

@@ -197,3 +197,130 @@ describe('POST /api/users', () => {
     }
   });
 });
+
+describe('PUT /api/users/:id', () => {
+  it('changes role and contact fields, audited, and the new role counts on the next call', async () => {
+    const u = await t.createUser('editme_1');
+    const put = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${u.uid}`,
+      token: admin,
+      payload: { role: 'admin', nickname: 'Ed', phone: '13900002222', email: 'ed@example.com' },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json().data).toMatchObject({
+      uid: u.uid,
+      role: 'admin',
+      nickname: 'Ed',
+      phone: '13900002222',
+      email: 'ed@example.com',
+    });
+    // The user's existing token now opens admin routes.
+    const asAdmin = await t.inject({ method: 'GET', url: '/api/users', token: u.token });
+    expect(asAdmin.statusCode).toBe(200);
+    const back = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${u.uid}`,
+      token: admin,
+      payload: { role: 'user', phone: '', email: '' },
+    });
+    expect(back.json().data).toMatchObject({ role: 'user', phone: '', email: '' });
+    expect(errorOf(await t.inject({ method: 'GET', url: '/api/users', token: u.token })).code).toBe(10108);
+    const rows = await t.app.deps.db
+      .select()
+      .from(auditLogs)
+      .where(eq(auditLogs.target, `user:${u.uid}`));
+    const updates = rows.filter((r) => r.action === 'user_update');
+    expect(updates).toHaveLength(2);
+    expect(updates[0]?.uid).toBe(adminUid);
+    expect(updates[0]?.detail).toMatchObject({ changed: { role: { from: 'user', to: 'admin' } } });
+  });
+
+  it('refuses a taken phone (20129), bad fields and an empty body (10113), an unknown id (10107)', async () => {
+    const a = await t.createUser('editme_2');
+    const b = await t.createUser('editme_3');
+    await t.inject({
+      method: 'PUT',
+      url: `/api/users/${a.uid}`,
+      token: admin,
+      payload: { phone: '13900003333' },
+    });
+    const taken = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${b.uid}`,
+      token: admin,
+      payload: { phone: '+8613900003333' },
+    });
+    expect(errorOf(taken).code).toBe(20129);
+    // Keeping one's own number is not a clash.
+    const same = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${a.uid}`,
+      token: admin,
+      payload: { phone: '13900003333', nickname: 'A' },
+    });
+    expect(same.statusCode, same.body).toBe(200);
+    for (const payload of [{}, { email: 'not-an-email' }, { role: 'root' }, { phone: '123' }]) {
+      const bad = await t.inject({ method: 'PUT', url: `/api/users/${b.uid}`, token: admin, payload });
+      expect(errorOf(bad).code, JSON.stringify(payload)).toBe(10113);
+    }
+    const missing = await t.inject({
+      method: 'PUT',
+      url: '/api/users/999999',
+      token: admin,
+      payload: { nickname: 'x' },
+    });
+    expect(errorOf(missing).code).toBe(10107);
+    expect(
+      errorOf(
+        await t.inject({
+          method: 'PUT',
+          url: `/api/users/${b.uid}`,
+          token: a.token,
+          payload: { role: 'admin' },
+        }),
+      ).code,
+    ).toBe(10108);
+  });
+
+  it('never leaves the system without an enabled admin (31007)', async () => {
+    // admin is the only enabled admin here: demoting itself is refused.
+    const self = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${adminUid}`,
+      token: admin,
+      payload: { role: 'user' },
+    });
+    expect(errorOf(self).code).toBe(31007);
+    // A disabled admin does not count as one left.
+    const off = await t.createUser('editme_off');
+    await t.inject({ method: 'PUT', url: `/api/users/${off.uid}`, token: admin, payload: { role: 'admin' } });
+    await t.inject({ method: 'PUT', url: `/api/users/${off.uid}/disable`, token: admin });
+    expect(
+      errorOf(
+        await t.inject({
+          method: 'PUT',
+          url: `/api/users/${adminUid}`,
+          token: admin,
+          payload: { role: 'user' },
+        }),
+      ).code,
+    ).toBe(31007);
+    // With a second enabled admin, an admin may step down; the admin keeps the role here.
+    const second = await t.createUser('editme_admin');
+    await t.inject({
+      method: 'PUT',
+      url: `/api/users/${second.uid}`,
+      token: admin,
+      payload: { role: 'admin' },
+    });
+    const stepDown = await t.inject({
+      method: 'PUT',
+      url: `/api/users/${second.uid}`,
+      token: second.token,
+      payload: { role: 'user' },
+    });
+    expect(stepDown.statusCode, stepDown.body).toBe(200);
+    expect(stepDown.json().data.role).toBe('user');
+  });
+});

@@ -9,6 +9,7 @@ import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
 import { useSetUserDisabled, useUserList, type UserListParams } from '../api';
 import ResetPasswordModal from '../components/reset-password-modal';
+import UserFormModal from '../components/user-form-modal';
 import locale from '../locale';
 import styles from './user-list-page.module.css';
 
@@ -24,6 +25,8 @@ export default function UserListPage() {
   const { data: me } = useUserInfo();
   const setDisabled = useSetUserDisabled();
   const [resetting, setResetting] = useState<UserListItem | null>(null);
+  // undefined: closed; null: a new user; a row: that user's edit.
+  const [editing, setEditing] = useState<UserListItem | null | undefined>(undefined);
 
   const columns: TableColumnProps<UserListItem>[] = [
     {
@@ -85,6 +88,7 @@ export default function UserListPage() {
       fixed: 'right',
       render: (_: unknown, row) => (
         <RowActions>
+          <ButtonAction onClick={() => setEditing(row)}>{t('users.edit')}</ButtonAction>
           {/* An admin cannot lock themselves out from here. */}
           {row.uid !== me?.uid && (
             <ConfirmAction
@@ -124,6 +128,7 @@ export default function UserListPage() {
         </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('users.create'), onClick: () => setEditing(null) }}
       rowKey="uid"
       columns={columns}
       query={query}
@@ -133,6 +138,11 @@ export default function UserListPage() {
       tableProps={{ scroll: { x: 'max-content' } }}
     >
       <ResetPasswordModal user={resetting} onClose={() => setResetting(null)} />
+      <UserFormModal
+        visible={editing !== undefined}
+        user={editing ?? undefined}
+        onClose={() => setEditing(undefined)}
+      />
     </ListPage>
   );
 }
