@@ -39,6 +39,7 @@ import { userCommandsRoutes } from './modules/user-commands/user-commands.routes
 import { userRoutes } from './modules/user/user.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { ensureInitialAdmin } from './modules/users/users.service';
+import { mapTilesRoutes } from './modules/system-settings/map-tiles.routes';
 import { systemSettingsRoutes } from './modules/system-settings/system-settings.routes';
 import { authPlugin } from './plugins/auth';
 import { brokerPlugin } from './plugins/broker';
@@ -188,6 +189,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(dashboardRoutes);
     await app.register(inboxRoutes);
     await app.register(systemSettingsRoutes);
+    await app.register(mapTilesRoutes);
     await app.register(firmwareRoutes);
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(otaRoutes);

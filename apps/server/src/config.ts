@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { MAP_TILE_PROVIDERS, type MapTileProvider, tileTemplateProblem } from '@cellhub/contract/map-tiles';
 import { parseAllowList } from './lib/outbound';
 import { serverRoot } from './lib/paths';
 
@@ -125,6 +126,24 @@ const envSchema = z.object({
     ),
   SIM_REMIND_DATA_PERCENT: z.coerce.number().min(0).max(100).default(10),
   SIM_REMIND_INTERVAL_MS: z.coerce.number().int().min(0).default(600_000),
+  /** Default map tiles (docs/configuration.md): a preset name or an http(s) URL template with {z}/{x}/{y}. */
+  MAP_TILES: z
+    .string()
+    .trim()
+    .default('osm')
+    .refine(
+      (v) =>
+        (MAP_TILE_PROVIDERS as readonly string[]).includes(v) && v !== 'custom'
+          ? true
+          : !tileTemplateProblem(v),
+      'osm, amap, tianditu, none, or an http(s) URL template with {z}, {x} and {y}',
+    ),
+  MAP_TIANDITU_KEY: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[0-9a-fA-F]{32}$/, 'must be the 32-character key of a Tianditu browser application')
+      .optional(),
+  ),
 });
 
 export interface Config {
@@ -186,6 +205,8 @@ export interface Config {
   simSyncTickMs: number;
   /** SIM reminders (docs/sim.md "Reminders"): days before expiry, low-data percentage, pass interval (0: none). */
   simRemind: { days: number[]; dataPercent: number; intervalMs: number };
+  /** MAP_TILES / MAP_TIANDITU_KEY: the map tiles until an admin saves the setting (system settings, Map). */
+  mapTiles: { provider: MapTileProvider; customUrl: string; tiandituKey: string };
 }
 
 export class ConfigError extends Error {}
@@ -203,6 +224,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.MAP_TILES === 'tianditu' && !e.MAP_TIANDITU_KEY) {
+    throw new ConfigError('invalid configuration:\n  MAP_TILES: tianditu needs MAP_TIANDITU_KEY');
+  }
   const dataDir = path.resolve(overrides.dataDir ?? e.DATA_DIR);
   const port = overrides.port ?? e.PORT;
   const config: Config = {
@@ -252,6 +276,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       dataPercent: e.SIM_REMIND_DATA_PERCENT,
       intervalMs: e.SIM_REMIND_INTERVAL_MS,
     },
+    mapTiles: (MAP_TILE_PROVIDERS as readonly string[]).includes(e.MAP_TILES)
+      ? { provider: e.MAP_TILES as MapTileProvider, customUrl: '', tiandituKey: e.MAP_TIANDITU_KEY ?? '' }
+      : { provider: 'custom', customUrl: e.MAP_TILES, tiandituKey: e.MAP_TIANDITU_KEY ?? '' },
     ...overrides,
   };
   config.secretKey = overrides.secretKey ?? e.SECRET_KEY ?? loadOrCreateSecretKey(config.dataDir);

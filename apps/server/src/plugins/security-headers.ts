@@ -1,22 +1,38 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import { TileCspSources } from '../modules/system-settings/map-tiles.service';
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  // OpenStreetMap tiles for the device location map.
-  "img-src 'self' data: blob: https://tile.openstreetmap.org https://*.tile.openstreetmap.org",
-  "connect-src 'self' ws: wss:",
-  "frame-ancestors 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "object-src 'none'",
-].join('; ');
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The map tile hosts the CSP allows (system settings, Map); the setting's route invalidates it on save. */
+    tileCspSources: TileCspSources;
+  }
+}
 
-export function applySecurityHeaders(reply: FastifyReply): void {
+/**
+ * The policy, with `tileSources` (the hosts of the map tiles in force, system settings > Map) added to img-src.
+ * Nothing else outside this server is allowed.
+ */
+export function contentSecurityPolicy(tileSources: readonly string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    ['img-src', "'self'", 'data:', 'blob:', ...tileSources].join(' '),
+    "connect-src 'self' ws: wss:",
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/** The policy without map tiles (framework errors, answered before any setting is read). */
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
+
+export function applySecurityHeaders(reply: FastifyReply, tileSources: readonly string[] = []): void {
   if (!reply.hasHeader('content-security-policy')) {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    reply.header('content-security-policy', contentSecurityPolicy(tileSources));
   }
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', 'strict-origin-when-cross-origin');
@@ -29,8 +45,9 @@ export function applySecurityHeaders(reply: FastifyReply): void {
  */
 export const securityHeadersPlugin = fp(
   async (app: FastifyInstance) => {
+    app.decorate('tileCspSources', new TileCspSources(app.deps));
     app.addHook('onSend', async (_request, reply, payload) => {
-      applySecurityHeaders(reply);
+      applySecurityHeaders(reply, await app.tileCspSources.current());
       return payload;
     });
   },
