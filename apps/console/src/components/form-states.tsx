@@ -1,45 +1,42 @@
-import { Button, Card, Result, Spin } from '@arco-design/web-react';
+import { Spin } from '@arco-design/web-react';
 import type { ReactNode } from 'react';
-import { useNavigate } from 'react-router';
 import { ApiError } from '../lib/request';
-import { PageContainer } from './page-container';
+import { ResultPage } from './result-page/result-page';
 
 /**
- * What an edit page shows before its form: a spinner while the record loads, or "not found" with a way back.
- * Answers null when the form can show (creating, or the record is here).
+ * What an edit page shows before its form: a spinner while the record loads, or the shared result page ("not
+ * found", "not allowed" or "could not load", from `error`) with a way back. Answers null when the form can show
+ * (creating, or the record is here).
  */
 export function editPageState({
   editing,
   loading,
   failed,
+  error,
   notFound,
   back,
 }: {
   editing: boolean;
   loading: boolean;
   failed: boolean;
+  /** The failed load; without it a failure reads as "not found". */
+  error?: unknown;
   notFound: ReactNode;
   back: { to: string; label: ReactNode };
 }): ReactNode {
   if (!editing) return null;
-  if (failed) return <NotFound title={notFound} back={back} />;
+  if (failed)
+    return (
+      <ResultPage
+        error={error}
+        problem={error === undefined ? 'notFound' : undefined}
+        notFoundTitle={notFound}
+        back={back.to}
+        backLabel={back.label}
+      />
+    );
   if (loading) return <Spin style={{ display: 'block', margin: 48 }} />;
   return null;
-}
-
-function NotFound({ title, back }: { title: ReactNode; back: { to: string; label: ReactNode } }) {
-  const navigate = useNavigate();
-  return (
-    <PageContainer>
-      <Card bordered={false}>
-        <Result
-          status="404"
-          title={title}
-          extra={<Button onClick={() => void navigate(back.to)}>{back.label}</Button>}
-        />
-      </Card>
-    </PageContainer>
-  );
 }
 
 /**

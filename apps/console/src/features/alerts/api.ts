@@ -54,7 +54,8 @@ export function useTriggerList(params: TriggerListParams) {
 export function useTrigger(id: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'trigger', id],
-    queryFn: () => http.get<AlertTriggerItem>(`/api/alert/triggers/${id}`),
+    // Silent: a missing or foreign record is told by the page's result page, not a toast on top of it.
+    queryFn: () => http.get<AlertTriggerItem>(`/api/alert/triggers/${id}`, { silent: true }),
     enabled: id !== undefined,
   });
 }
@@ -81,7 +82,7 @@ export function useConfigList(params: SimpleListParams) {
 export function useConfig(id: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'config', id],
-    queryFn: () => http.get<AlertConfigItem>(`/api/alert/configs/${id}`),
+    queryFn: () => http.get<AlertConfigItem>(`/api/alert/configs/${id}`, { silent: true }),
     enabled: id !== undefined,
   });
 }
@@ -97,7 +98,7 @@ export function useContactList(params: SimpleListParams) {
 export function useContact(id: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'contact', id],
-    queryFn: () => http.get<AlertContactItem>(`/api/alert/contacts/${id}`),
+    queryFn: () => http.get<AlertContactItem>(`/api/alert/contacts/${id}`, { silent: true }),
     enabled: id !== undefined,
   });
 }

@@ -27,7 +27,8 @@ export function useTemplateList(params: TemplateListParams) {
 export function useTemplate(id: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'one', id],
-    queryFn: () => http.get<ConfigTemplateItem>(`/api/config-templates/${id}`),
+    // Silent: a missing or foreign record is told by the page's result page, not a toast on top of it.
+    queryFn: () => http.get<ConfigTemplateItem>(`/api/config-templates/${id}`, { silent: true }),
     enabled: id !== undefined,
   });
 }

@@ -31,23 +31,30 @@ export function useFirmwareList(params: FirmwareListParams) {
 export function useFirmware(id: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'detail', id],
-    queryFn: () => http.get<FirmwareItem>(`/api/firmware/${id}`),
+    // Silent: a missing or foreign record is told by the page's result page, not a toast on top of it.
+    queryFn: () => http.get<FirmwareItem>(`/api/firmware/${id}`, { silent: true }),
     enabled: !!id,
   });
 }
 
-export function useFirmwareVersions(id: number, params: { current: number; per_page: number }) {
+/** `enabled`: once the firmware itself is here, so a missing one is not also told by a failed version list. */
+export function useFirmwareVersions(
+  id: number,
+  params: { current: number; per_page: number },
+  enabled = true,
+) {
   return useQuery({
     queryKey: [...KEY, 'versions', id, params],
     queryFn: () => http.list<FirmwareVersion>(`/api/firmware/${id}/versions`, { ...params }),
     placeholderData: keepPreviousData,
+    enabled,
   });
 }
 
 export function useFirmwareVersion(id: number, versionId: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'version', id, versionId],
-    queryFn: () => http.get<FirmwareVersion>(`/api/firmware/${id}/versions/${versionId}`),
+    queryFn: () => http.get<FirmwareVersion>(`/api/firmware/${id}/versions/${versionId}`, { silent: true }),
     enabled: !!versionId,
   });
 }

@@ -46,7 +46,8 @@ export function useTaskList(params: TaskListParams) {
 export function useTask(id: number) {
   return useQuery({
     queryKey: taskKey(id),
-    queryFn: () => http.get<OtaTaskDetail>(`/api/ota/tasks/${id}`),
+    // Silent: a missing or foreign task is told by the page's result page, not a toast on top of it.
+    queryFn: () => http.get<OtaTaskDetail>(`/api/ota/tasks/${id}`, { silent: true }),
     enabled: Number.isInteger(id) && id > 0,
   });
 }

@@ -30,7 +30,8 @@ export function useProductList(params: ProductListParams) {
 export function useProduct(productKey: string | undefined) {
   return useQuery({
     queryKey: [...KEY, 'detail', productKey],
-    queryFn: () => http.get<ProductDetail>(`/api/products/${enc(productKey ?? '')}`),
+    // Silent: a missing or foreign product is told by the page's result page, not a toast on top of it.
+    queryFn: () => http.get<ProductDetail>(`/api/products/${enc(productKey ?? '')}`, { silent: true }),
     enabled: !!productKey,
   });
 }

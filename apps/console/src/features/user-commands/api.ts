@@ -27,7 +27,8 @@ export function useUserCommandList(params: UserCommandListParams) {
 export function useUserCommand(id: number | undefined) {
   return useQuery({
     queryKey: [...KEY, 'one', id],
-    queryFn: () => http.get<UserCommandItem>(`/api/user-commands/${id}`),
+    // Silent: a missing or foreign record is told by the page's result page, not a toast on top of it.
+    queryFn: () => http.get<UserCommandItem>(`/api/user-commands/${id}`, { silent: true }),
     enabled: id !== undefined,
   });
 }
@@ -67,12 +68,14 @@ export function useSendUserCommand(id: number) {
   });
 }
 
-export function useRunList(id: number, current: number) {
+/** `enabled`: once the command itself is here, so a missing one is not also told by a failed run list. */
+export function useRunList(id: number, current: number, enabled = true) {
   return useQuery({
     queryKey: [...KEY, 'runs', id, current],
     queryFn: () =>
       http.list<UserCommandRunSummary>(`/api/user-commands/${id}/runs`, { current, per_page: 10 }),
     placeholderData: keepPreviousData,
+    enabled,
   });
 }
 

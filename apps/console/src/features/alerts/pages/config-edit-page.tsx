@@ -21,6 +21,7 @@ import { ContactSelect } from '../components/contact-select';
 import { MethodsField, NameEnableRow, PushModeField, ruleFormErrors } from '../components/rule-form-kit';
 import locale from '../locale';
 import styles from './alert.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 interface Values {
   name: string;
@@ -42,7 +43,8 @@ export default function ConfigEditPage() {
   const navigate = useNavigate();
   const params = useParams();
   const id = params.id ? Number(params.id) : undefined;
-  const { data: current, isLoading } = useConfig(id);
+  const load = useConfig(id);
+  const { data: current, isLoading } = load;
   const triggers = useTriggerOptions();
   const save = useSaveConfig();
   const [form] = Form.useForm<Values>();
@@ -93,6 +95,13 @@ export default function ConfigEditPage() {
       showSaveError(e, FIELD_OF, FORM_FIELDS);
     }
   };
+
+  const state = recordState(load, {
+    skip: id === undefined,
+    badId: id !== undefined && !isRecordId(id),
+    back: '/alert/config/list',
+  });
+  if (state) return state;
 
   return (
     <PageContainer>

@@ -11,6 +11,7 @@ import { useContact, useSaveContact, useSendContactCode, useVerifyContact } from
 import { VerifiedTag } from '../components/verified-tag';
 import locale from '../locale';
 import styles from './alert.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 interface Values {
   name: string;
@@ -27,7 +28,8 @@ export default function ContactEditPage() {
   const navigate = useNavigate();
   const params = useParams();
   const id = params.id ? Number(params.id) : undefined;
-  const { data: current, isLoading } = useContact(id);
+  const load = useContact(id);
+  const { data: current, isLoading } = load;
   const save = useSaveContact();
   const [form] = Form.useForm<Values>();
   const phone = (Form.useWatch('phone', form) as string | undefined) ?? '';
@@ -73,6 +75,13 @@ export default function ContactEditPage() {
       else Message.error(e.message);
     }
   };
+
+  const state = recordState(load, {
+    skip: id === undefined,
+    badId: id !== undefined && !isRecordId(id),
+    back: '/alert/contact/list',
+  });
+  if (state) return state;
 
   return (
     <PageContainer>

@@ -30,6 +30,7 @@ import { MethodsField, NameEnableRow, PushModeField, ruleFormErrors } from '../c
 import { DeviceSelect } from '../components/device-select';
 import locale from '../locale';
 import styles from './alert.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 interface Values {
   name: string;
@@ -81,7 +82,8 @@ export default function TriggerEditPage() {
   const navigate = useNavigate();
   const params = useParams();
   const id = params.id ? Number(params.id) : undefined;
-  const { data: current, isLoading } = useTrigger(id);
+  const load = useTrigger(id);
+  const { data: current, isLoading } = load;
   const save = useSaveTrigger();
   const [form] = Form.useForm<Values>();
   const type = (Form.useWatch('type', form) as AlertTriggerType | undefined) ?? 4;
@@ -149,6 +151,13 @@ export default function TriggerEditPage() {
       showSaveError(e, FIELD_OF, FORM_FIELDS);
     }
   };
+
+  const state = recordState(load, {
+    skip: id === undefined,
+    badId: id !== undefined && !isRecordId(id),
+    back: '/alert/device-trigger/list',
+  });
+  if (state) return state;
 
   return (
     <PageContainer>

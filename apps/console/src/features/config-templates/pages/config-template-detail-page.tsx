@@ -22,6 +22,7 @@ import { type FieldState, fromConfig, toConfig } from '../config-fields';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
 import templateStyles from './config-template.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 /** /device/config-template/:id; `new` creates one. */
 export default function ConfigTemplateDetailPage() {
@@ -29,7 +30,8 @@ export default function ConfigTemplateDetailPage() {
   const navigate = useNavigate();
   const param = useParams().id;
   const id = param && param !== 'new' ? Number(param) : undefined;
-  const { data: template, isLoading } = useTemplate(id);
+  const load = useTemplate(id);
+  const { data: template, isLoading } = load;
   const save = useSaveTemplate();
   const [form] = Form.useForm<{ name: string; description: string }>();
   const [fields, setFields] = useState<FieldState>({});
@@ -74,6 +76,13 @@ export default function ConfigTemplateDetailPage() {
       // The request layer has shown why.
     }
   };
+
+  const state = recordState(load, {
+    skip: id === undefined,
+    badId: id !== undefined && !isRecordId(id),
+    back: '/device/config-template',
+  });
+  if (state) return state;
 
   return (
     <PageContainer>

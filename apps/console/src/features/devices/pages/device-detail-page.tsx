@@ -1,23 +1,12 @@
-import {
-  Badge,
-  Button,
-  Card,
-  Result,
-  Skeleton,
-  Space,
-  Tabs,
-  Tooltip,
-  Typography,
-} from '@arco-design/web-react';
+import { Badge, Button, Card, Skeleton, Space, Tabs, Tooltip, Typography } from '@arco-design/web-react';
 import { IconRefresh } from '@arco-design/web-react/icon';
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { useQueryClient } from '@tanstack/react-query';
-import { useNavigate, useParams, useSearchParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
-import { ApiError } from '../../../lib/request';
 import CommandsPanel from '../components/detail/commands-panel';
 import ConfigPanel from '../components/detail/config-panel';
 import DeviceLogPanel from '../components/detail/device-log-panel';
@@ -26,6 +15,7 @@ import OverviewPanel, { OnlineBadge } from '../components/detail/overview-panel'
 import PropertiesPanel from '../components/detail/properties-panel';
 import { detailKeys, useDeviceDetail } from '../detail-api';
 import locale from '../locale/detail-index';
+import { ResultPage } from '../../../components/result-page/result-page';
 
 const TABS = ['overview', 'properties', 'commands', 'logs', 'config'] as const;
 type Tab = (typeof TABS)[number];
@@ -34,7 +24,6 @@ type Tab = (typeof TABS)[number];
 export default function DeviceDetailPage() {
   const t = useLocale(locale);
   const { sn = '' } = useParams();
-  const navigate = useNavigate();
   const [search, setSearch] = useSearchParams();
   const wanted = search.get('tab');
   const tab: Tab = (TABS as readonly string[]).includes(wanted ?? '') ? (wanted as Tab) : 'overview';
@@ -48,29 +37,17 @@ export default function DeviceDetailPage() {
     if (e.type !== 'device.properties') void qc.invalidateQueries({ queryKey: detailKeys.logs(sn) });
   });
 
-  if (detail.isError) {
-    const missing = detail.error instanceof ApiError && detail.error.answered;
+  if (detail.isError)
     return (
-      <PageContainer>
-        <Card bordered={false}>
-          <Result
-            status={missing ? '404' : 'error'}
-            title={t(missing ? 'deviceDetail.notFound' : 'deviceDetail.loadFailed')}
-            extra={
-              <Space>
-                <Button onClick={() => void navigate('/device/list')}>{t('deviceDetail.backToList')}</Button>
-                {!missing && (
-                  <Button type="primary" onClick={() => void detail.refetch()}>
-                    {t('common.retry')}
-                  </Button>
-                )}
-              </Space>
-            }
-          />
-        </Card>
-      </PageContainer>
+      <ResultPage
+        error={detail.error}
+        back="/device/list"
+        backLabel={t('deviceDetail.backToList')}
+        notFoundTitle={t('deviceDetail.notFound')}
+        subject={sn}
+        onRetry={() => void detail.refetch()}
+      />
     );
-  }
 
   const d = detail.data;
   if (!d)

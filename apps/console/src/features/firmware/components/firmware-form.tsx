@@ -1,5 +1,5 @@
 import type { FirmwareCreateBody, FirmwareItem } from '@cellhub/contract/firmware';
-import { Button, Card, Form, Grid, Input, Message, Radio, Space, Spin, Switch } from '@arco-design/web-react';
+import { Button, Card, Form, Grid, Input, Message, Radio, Space, Switch } from '@arco-design/web-react';
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
@@ -9,6 +9,7 @@ import { useFirmware, useSaveFirmware } from '../api';
 import locale from '../locale';
 import styles from '../pages/firmware.module.css';
 import ProductSelect from './product-select';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 const { Row, Col } = Grid;
 
@@ -64,7 +65,12 @@ export default function FirmwareForm({ id }: { id?: number }) {
     }
   };
 
-  if (id && existing.isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
+  const state = recordState(existing, {
+    skip: id === undefined,
+    badId: id !== undefined && !isRecordId(id),
+    back: '/firmware/list',
+  });
+  if (state) return state;
 
   return (
     <PageContainer>

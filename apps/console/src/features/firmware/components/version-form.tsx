@@ -17,7 +17,6 @@ import {
   Progress,
   Radio,
   Space,
-  Spin,
   Switch,
   Upload,
 } from '@arco-design/web-react';
@@ -38,6 +37,7 @@ import { formatSize } from '../format-size';
 import locale from '../locale';
 import styles from '../pages/firmware.module.css';
 import { checksumFits, FIRMWARE_ACCEPT, hasFirmwareExtension } from '../version-rules';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 const { Row, Col } = Grid;
 
@@ -271,9 +271,15 @@ export default function VersionForm({ firmwareId, versionId }: { firmwareId: num
     }
   };
 
-  if (firmware.isLoading || (versionId && existing.isLoading)) {
-    return <Spin style={{ display: 'block', margin: 48 }} />;
-  }
+  // The firmware first (its list is the way back), then the version being edited (back to its firmware).
+  const state =
+    recordState(firmware, { badId: !isRecordId(firmwareId), back: '/firmware/list' }) ??
+    recordState(existing, {
+      skip: versionId === undefined,
+      badId: versionId !== undefined && !isRecordId(versionId),
+      back: backTo,
+    });
+  if (state) return state;
 
   const busy = upload.isPending || importer.isPending || update.isPending;
   const sent = progress && progress.total > 0 ? Math.min(100, (progress.loaded / progress.total) * 100) : 0;

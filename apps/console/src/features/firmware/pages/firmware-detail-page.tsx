@@ -6,9 +6,7 @@ import {
   Empty,
   Message,
   Popconfirm,
-  Result,
   Space,
-  Spin,
   Table,
   Tag,
   Tooltip,
@@ -34,20 +32,22 @@ import { downloadVersionFile } from '../download';
 import { formatSize } from '../format-size';
 import locale from '../locale';
 import styles from './firmware.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 export default function FirmwareDetailPage() {
   const t = useLocale(locale);
   const id = Number(useParams().id);
   const navigate = useNavigate();
   const [params, setParams] = useState({ current: 1, per_page: 10 });
-  const { data: f, isLoading, error } = useFirmware(id);
-  const versions = useFirmwareVersions(id, params);
+  const firmware = useFirmware(id);
+  const f = firmware.data;
+  const versions = useFirmwareVersions(id, params, !!f);
   const removeFirmware = useDeleteFirmware();
   const removeVersion = useDeleteVersion();
   const update = useUpdateVersion();
 
-  if (isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
-  if (!f) return <Result status="404" subTitle={error?.message} />;
+  const state = recordState(firmware, { badId: !isRecordId(id), back: '/firmware/list' });
+  if (state || !f) return state;
 
   const onDelete = () =>
     removeFirmware.mutateAsync(f.id).then(

@@ -25,7 +25,6 @@ import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, type Translate } from '../../../lib/i18n';
 import { useOtaTaskEvents } from '../../../lib/realtime';
-import { ApiError } from '../../../lib/request';
 import { deviceLogKey, taskKey, useDeviceLog, useTask, type DeviceLogParams } from '../api';
 import { TaskActions } from '../components/task-actions';
 import { DeviceStatusTag, TaskStatusTag } from '../components/task-status-tag';
@@ -43,6 +42,7 @@ import {
   toMB,
 } from '../ota-format';
 import styles from './ota.module.css';
+import { ResultPage } from '../../../components/result-page/result-page';
 
 /** How often, at most, a stream of live messages reads the task and its log again. */
 const REFRESH_MS = 1500;
@@ -93,29 +93,17 @@ export default function OtaTaskDetailPage() {
   }, [active, live]);
 
   const badId = !Number.isInteger(id) || id <= 0;
-  if (badId || (error && !task)) {
-    const missing = badId || (error instanceof ApiError && error.code === 10107);
+  if (badId || (error && !task))
     return (
-      <PageContainer>
-        <Card bordered={false}>
-          <Result
-            status={missing ? '404' : 'error'}
-            title={missing ? t('ota.detail.notFound') : t('ota.loadError')}
-            extra={
-              <Space>
-                <Button onClick={() => void navigate('/ota/task')}>{t('ota.detail.back')}</Button>
-                {!missing && (
-                  <Button type="primary" onClick={() => void refetch()}>
-                    {t('ota.retry')}
-                  </Button>
-                )}
-              </Space>
-            }
-          />
-        </Card>
-      </PageContainer>
+      <ResultPage
+        error={error}
+        problem={badId ? 'notFound' : undefined}
+        back="/ota/task"
+        backLabel={t('ota.detail.back')}
+        notFoundTitle={t('ota.detail.notFound')}
+        onRetry={() => void refetch()}
+      />
     );
-  }
 
   return (
     <PageContainer>

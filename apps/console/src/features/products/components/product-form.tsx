@@ -6,23 +6,13 @@ import {
   type ProductDetail,
 } from '@cellhub/contract/products';
 import { PRODUCT_KEY_RULE } from '@cellhub/contract/protocol';
-import {
-  Button,
-  Card,
-  Form,
-  Grid,
-  Input,
-  InputNumber,
-  Message,
-  Select,
-  Space,
-  Spin,
-} from '@arco-design/web-react';
+import { Button, Card, Form, Grid, Input, InputNumber, Message, Select, Space } from '@arco-design/web-react';
 import { useEffect, useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
+import { ResultPage, recordState } from '../../../components/result-page/result-page';
 import { usePlatformOptions, useProduct, useSaveProduct } from '../api';
 import locale from '../locale';
 import styles from '../pages/product.module.css';
@@ -126,7 +116,11 @@ export default function ProductForm({ productKey }: { productKey?: string }) {
     }
   };
 
-  if (productKey && existing.isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
+  const state = recordState(existing, { skip: !productKey, back: '/product/list', subject: productKey });
+  if (state) return state;
+  // A user with a device of the product reads it; only its owner (or an admin) may change it.
+  if (existing.data?.access === 'view')
+    return <ResultPage problem="forbidden" back={`/product/detail/${productKey}`} subject={productKey} />;
 
   return (
     <PageContainer>

@@ -43,6 +43,8 @@ export default function PropertiesTab({ product, t }: { product: ProductDetail; 
     }
   };
 
+  // A reader (access 'view': a user with a device of the product) sees the properties, without the actions.
+  const manage = product.access === 'manage';
   const columns: TableColumnProps<ProductProperty>[] = [
     {
       title: t('product.prop.key'),
@@ -63,7 +65,9 @@ export default function PropertiesTab({ product, t }: { product: ProductDetail; 
       render: (v: string) => t(`product.chart.${v}`),
     },
     { title: t('product.prop.cycles'), dataIndex: 'cycles' },
-    {
+  ];
+  if (manage)
+    columns.push({
       title: t('product.col.operations'),
       dataIndex: 'operations',
       render: (_: unknown, row) => (
@@ -86,20 +90,21 @@ export default function PropertiesTab({ product, t }: { product: ProductDetail; 
           </Popconfirm>
         </Space>
       ),
-    },
-  ];
+    });
 
   return (
     <>
-      <div className={styles.toolbar}>
-        <Button
-          type="primary"
-          icon={<IconPlus />}
-          onClick={() => void navigate(`/product/property/add/${product.product_key}`)}
-        >
-          {t('product.prop.add')}
-        </Button>
-      </div>
+      {manage && (
+        <div className={styles.toolbar}>
+          <Button
+            type="primary"
+            icon={<IconPlus />}
+            onClick={() => void navigate(`/product/property/add/${product.product_key}`)}
+          >
+            {t('product.prop.add')}
+          </Button>
+        </div>
+      )}
       <Table<ProductProperty>
         rowKey="key"
         columns={columns}

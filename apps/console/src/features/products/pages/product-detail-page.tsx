@@ -1,18 +1,8 @@
-import {
-  Button,
-  Card,
-  Descriptions,
-  Message,
-  Popconfirm,
-  Result,
-  Space,
-  Spin,
-  Tabs,
-  Tag,
-} from '@arco-design/web-react';
+import { Button, Card, Descriptions, Message, Popconfirm, Space, Tabs, Tag } from '@arco-design/web-react';
 import { IconDelete, IconEdit } from '@arco-design/web-react/icon';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
+import { recordState } from '../../../components/result-page/result-page';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useDeleteProduct, useProduct } from '../api';
@@ -33,11 +23,14 @@ export default function ProductDetailPage() {
   const navigate = useNavigate();
   const [search, setSearch] = useSearchParams();
   const tab = (TABS as readonly string[]).includes(search.get('tab') ?? '') ? search.get('tab')! : 'overview';
-  const { data: p, isLoading, error } = useProduct(productKey);
+  const product = useProduct(productKey);
+  const p = product.data;
   const remove = useDeleteProduct();
 
-  if (isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
-  if (!p) return <Result status="404" subTitle={error?.message} />;
+  const state = recordState(product, { back: '/product/list', subject: productKey });
+  if (state || !p) return state;
+  // A user with a device of the product reads it: no actions, and the server sends no secrets to show.
+  const manage = p.access === 'manage';
 
   const onDelete = () =>
     remove.mutateAsync(p.product_key).then(
@@ -64,16 +57,18 @@ export default function ProductDetailPage() {
           </Space>
         }
         extra={
-          <Space>
-            <Button icon={<IconEdit />} onClick={() => void navigate(`/product/edit/${p.product_key}`)}>
-              {t('product.edit')}
-            </Button>
-            <Popconfirm title={t('product.delete.confirm')} onOk={onDelete}>
-              <Button status="danger" icon={<IconDelete />}>
-                {t('product.delete')}
+          manage && (
+            <Space>
+              <Button icon={<IconEdit />} onClick={() => void navigate(`/product/edit/${p.product_key}`)}>
+                {t('product.edit')}
               </Button>
-            </Popconfirm>
-          </Space>
+              <Popconfirm title={t('product.delete.confirm')} onOk={onDelete}>
+                <Button status="danger" icon={<IconDelete />}>
+                  {t('product.delete')}
+                </Button>
+              </Popconfirm>
+            </Space>
+          )
         }
       >
         <Tabs activeTab={tab} onChange={(key) => setSearch({ tab: key }, { replace: true })}>
@@ -87,10 +82,14 @@ export default function ProductDetailPage() {
                   label: t('product.field.productKey'),
                   value: <span className={styles.mono}>{p.product_key}</span>,
                 },
-                {
-                  label: t('product.secret'),
-                  value: <SecretField productKey={p.product_key} secret={p.product_secret} t={t} />,
-                },
+                ...(manage
+                  ? [
+                      {
+                        label: t('product.secret'),
+                        value: <SecretField productKey={p.product_key} secret={p.product_secret} t={t} />,
+                      },
+                    ]
+                  : []),
                 { label: t('product.field.productCode'), value: p.product_code || '—' },
                 { label: t('product.field.nodetype'), value: t(`product.nodetype.${p.nodetype}`) },
                 { label: t('product.field.protocol'), value: p.protocol },
@@ -112,9 +111,11 @@ export default function ProductDetailPage() {
                 { label: t('product.field.description'), value: p.description || '—' },
               ]}
             />
-            <div className={styles.help} style={{ marginTop: 8 }}>
-              {t('product.secret.help')}
-            </div>
+            {manage && (
+              <div className={styles.help} style={{ marginTop: 8 }}>
+                {t('product.secret.help')}
+              </div>
+            )}
           </Tabs.TabPane>
           <Tabs.TabPane key="properties" title={`${t('product.tab.properties')} (${p.properties.length})`}>
             <PropertiesTab product={p} t={t} />
@@ -122,12 +123,16 @@ export default function ProductDetailPage() {
           <Tabs.TabPane key="devices" title={`${t('product.tab.devices')} (${p.device_count})`}>
             <DevicesTab productKey={p.product_key} t={t} />
           </Tabs.TabPane>
-          <Tabs.TabPane key="platform" title={t('product.tab.platform')}>
-            <PlatformTab product={p} t={t} />
-          </Tabs.TabPane>
-          <Tabs.TabPane key="config" title={t('product.tab.config')}>
-            <ConfigTab key={p.updatedat} product={p} t={t} />
-          </Tabs.TabPane>
+          {manage && (
+            <Tabs.TabPane key="platform" title={t('product.tab.platform')}>
+              <PlatformTab product={p} t={t} />
+            </Tabs.TabPane>
+          )}
+          {manage && (
+            <Tabs.TabPane key="config" title={t('product.tab.config')}>
+              <ConfigTab key={p.updatedat} product={p} t={t} />
+            </Tabs.TabPane>
+          )}
         </Tabs>
       </Card>
     </PageContainer>

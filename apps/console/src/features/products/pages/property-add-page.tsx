@@ -1,7 +1,8 @@
 import type { ProductProperty } from '@cellhub/contract/products';
-import { Button, Card, Descriptions, Form, Message, Space, Spin } from '@arco-design/web-react';
+import { Button, Card, Descriptions, Form, Message, Space } from '@arco-design/web-react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
+import { ResultPage, recordState } from '../../../components/result-page/result-page';
 import { useLocale } from '../../../lib/i18n';
 import { useProduct, useSaveProperty } from '../api';
 import {
@@ -32,7 +33,10 @@ export default function PropertyAddPage() {
     }
   };
 
-  if (product.isLoading) return <Spin style={{ display: 'block', margin: 48 }} />;
+  const state = recordState(product, { back: '/product/list', subject: productKey });
+  if (state) return state;
+  if (product.data?.access === 'view')
+    return <ResultPage problem="forbidden" back={`/product/detail/${productKey}`} subject={productKey} />;
 
   return (
     <PageContainer>

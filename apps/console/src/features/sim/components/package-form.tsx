@@ -148,6 +148,7 @@ export default function PackageForm({ id }: { id?: number }) {
     editing: Boolean(id),
     loading: existing.isLoading,
     failed: existing.isError,
+    error: existing.error,
     notFound: t('sim.package.notFound'),
     back: { to: '/card-admin/package', label: t('sim.back') },
   });

@@ -139,6 +139,7 @@ export default function ProviderForm({ id }: { id?: number }) {
     editing: Boolean(id),
     loading: existing.isLoading,
     failed: existing.isError,
+    error: existing.error,
     notFound: t('sim.provider.notFound'),
     back: { to: '/card-admin/provider', label: t('sim.back') },
   });

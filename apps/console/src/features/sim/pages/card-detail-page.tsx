@@ -7,7 +7,6 @@ import {
   Descriptions,
   Empty,
   Grid,
-  Result,
   Skeleton,
   Space,
   Table,
@@ -17,12 +16,11 @@ import {
 import { IconRefresh, IconGift } from '@arco-design/web-react/icon';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { listPagination, type PageParams } from '../../../lib/list-pagination';
-import { ApiError } from '../../../lib/request';
 import { useRole } from '../../../lib/user';
 import { SIM_KEY, useCard, useCardOrders } from '../api';
 import { RenewModal } from '../components/renew-modal';
@@ -38,6 +36,7 @@ import { UsageChart } from '../components/usage-chart';
 import locale from '../locale';
 import { formatDate, formatMb, yuan } from '../sim-format';
 import styles from './sim.module.css';
+import { ResultPage } from '../../../components/result-page/result-page';
 
 const dash = (v: ReactNode) => (v === null || v === undefined || v === '' ? '-' : v);
 const labelStyle = { color: 'var(--color-text-3)', whiteSpace: 'nowrap' as const };
@@ -179,36 +178,22 @@ function PackageHistory({ iccid }: { iccid: string }) {
 export default function CardDetailPage() {
   const t = useLocale(locale);
   const { iccid = '' } = useParams();
-  const navigate = useNavigate();
   const qc = useQueryClient();
   const isAdmin = useRole() === 'admin';
   const card = useCard(iccid);
   const [renewing, setRenewing] = useState(false);
 
-  if (card.isError) {
-    const missing = card.error instanceof ApiError && card.error.answered;
+  if (card.isError)
     return (
-      <PageContainer>
-        <Card bordered={false}>
-          <Result
-            status={missing ? '404' : 'error'}
-            title={t(missing ? 'sim.detail.notFound' : 'sim.loadError')}
-            subTitle={missing ? iccid : undefined}
-            extra={
-              <Space>
-                <Button onClick={() => void navigate('/card/list')}>{t('sim.detail.backToList')}</Button>
-                {!missing && (
-                  <Button type="primary" onClick={() => void card.refetch()}>
-                    {t('sim.retry')}
-                  </Button>
-                )}
-              </Space>
-            }
-          />
-        </Card>
-      </PageContainer>
+      <ResultPage
+        error={card.error}
+        back="/card/list"
+        backLabel={t('sim.detail.backToList')}
+        notFoundTitle={t('sim.detail.notFound')}
+        subject={iccid}
+        onRetry={() => void card.refetch()}
+      />
     );
-  }
 
   const c = card.data;
   if (!c)

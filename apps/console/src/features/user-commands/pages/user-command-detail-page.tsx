@@ -21,15 +21,17 @@ import RunResults from '../components/run-results';
 import locale from '../locale';
 import { describeTally, tallyRun } from '../run-tally';
 import styles from '../../../components/run-page.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 export default function UserCommandDetailPage() {
   const t = useLocale(locale);
   const navigate = useNavigate();
   const id = Number(useParams().id);
-  const { data: cmd, isLoading } = useUserCommand(id);
+  const load = useUserCommand(isRecordId(id) ? id : undefined);
+  const { data: cmd, isLoading } = load;
   const [targets, setTargets] = useState<string[]>([]);
   const [page, setPage] = useState(1);
-  const { data: runs } = useRunList(id, page);
+  const { data: runs } = useRunList(id, page, !!cmd);
   const [chosenRun, setChosenRun] = useState<number | undefined>();
   const runId = chosenRun ?? runs?.data[0]?.id;
   const { data: run } = useRun(id, runId);
@@ -96,6 +98,9 @@ export default function UserCommandDetailPage() {
     },
     { title: t('userCommand.detail.runDevices'), dataIndex: 'total' },
   ];
+
+  const state = recordState(load, { badId: !isRecordId(id), back: '/device/user-command/list' });
+  if (state) return state;
 
   return (
     <PageContainer>

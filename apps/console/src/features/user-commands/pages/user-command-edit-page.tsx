@@ -10,6 +10,7 @@ import { useSaveUserCommand, useUserCommand } from '../api';
 import { normaliseCommandData } from '../command-value';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
+import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 interface Values {
   name: string;
@@ -24,7 +25,8 @@ export default function UserCommandEditPage() {
   const navigate = useNavigate();
   const params = useParams();
   const id = params.id ? Number(params.id) : undefined;
-  const { data: current, isLoading } = useUserCommand(id);
+  const load = useUserCommand(id);
+  const { data: current, isLoading } = load;
   const save = useSaveUserCommand();
   const [form] = Form.useForm<Values>();
   const type = Form.useWatch('type', form) as CommandType | undefined;
@@ -64,6 +66,13 @@ export default function UserCommandEditPage() {
       else if (e.httpStatus !== 403) Message.error(e.message);
     }
   };
+
+  const state = recordState(load, {
+    skip: id === undefined,
+    badId: id !== undefined && !isRecordId(id),
+    back: '/device/user-command/list',
+  });
+  if (state) return state;
 
   return (
     <PageContainer>
