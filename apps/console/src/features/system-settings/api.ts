@@ -1,3 +1,4 @@
+import type { MapTileSettingsBody, MapTileSettingsView } from '@cellhub/contract/map-tiles';
 import type {
   DeliveryItem,
   EmailSettingsBody,
@@ -39,5 +40,27 @@ export function useSendTest(channel: NotifyChannelName) {
   return useMutation({
     mutationFn: (to: string) =>
       http.post<DeliveryItem>(`/api/system/settings/${channel}/test`, { to }, { silent: true }),
+  });
+}
+
+const MAP_KEY = ['system-settings', 'map'] as const;
+
+export function useMapTileSettings() {
+  return useQuery({
+    queryKey: MAP_KEY,
+    queryFn: () => http.get<MapTileSettingsView>('/api/system/settings/map'),
+  });
+}
+
+/** Silent: 10113 refusals go under their fields. The device map's source is read again, so it draws the new one. */
+export function useSaveMapTiles() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: MapTileSettingsBody) =>
+      http.put<MapTileSettingsView>('/api/system/settings/map', body, { silent: true }),
+    onSuccess: (view) => {
+      queryClient.setQueryData(MAP_KEY, view);
+      void queryClient.invalidateQueries({ queryKey: ['map-tiles'] });
+    },
   });
 }

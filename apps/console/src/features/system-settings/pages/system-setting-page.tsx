@@ -2,17 +2,18 @@ import { Button, Card, Result, Skeleton, Tabs } from '@arco-design/web-react';
 import { useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
-import { useSystemSettings } from '../api';
+import { useMapTileSettings, useSystemSettings } from '../api';
 import EmailSettingsForm from '../components/email-settings-form';
+import MapSettingsForm from '../components/map-settings-form';
 import SmsSettingsForm from '../components/sms-settings-form';
 import WechatSettingsForm from '../components/wechat-settings-form';
 import locale from '../locale';
 import styles from './system-setting-page.module.css';
 
-const TABS = ['sms', 'email', 'wechat'] as const;
+const TABS = ['sms', 'email', 'wechat', 'map'] as const;
 type Tab = (typeof TABS)[number];
 
-/** /system/setting (admin): the notification channels, one tab each (`?tab=email` opens that one). */
+/** /system/setting (admin): the notification channels and the map tiles, one tab each (`?tab=email` opens that one). */
 export default function SystemSettingPage() {
   const t = useLocale(locale);
   const { data: view, isError, refetch } = useSystemSettings();
@@ -39,7 +40,7 @@ export default function SystemSettingPage() {
 
   return (
     <PageContainer>
-      <Card bordered={false} title={t('systemSetting.title')} className={styles.card}>
+      <Card bordered={false} title={t('systemSetting.title')}>
         {!view ? (
           <Skeleton text={{ rows: 6 }} animation />
         ) : (
@@ -57,9 +58,19 @@ export default function SystemSettingPage() {
             <Tabs.TabPane key="wechat" title={t('systemSetting.tab.wechat')}>
               <WechatSettingsForm view={view} t={t} />
             </Tabs.TabPane>
+            <Tabs.TabPane key="map" title={t('systemSetting.tab.map')}>
+              <MapTab />
+            </Tabs.TabPane>
           </Tabs>
         )}
       </Card>
     </PageContainer>
   );
+}
+
+/** The map tab reads its own setting (GET /api/system/settings/map). */
+function MapTab() {
+  const t = useLocale(locale);
+  const { data } = useMapTileSettings();
+  return data ? <MapSettingsForm view={data} t={t} /> : <Skeleton text={{ rows: 4 }} animation />;
 }
