@@ -63,3 +63,43 @@ describe('workplace charts', () => {
     expect(axes.map((a) => a.minInterval)).toEqual([1, 1]);
   });
 });
+
+describe('workplace charts say what they count (issue 13)', () => {
+  const input = {
+    days: ['01-01', '01-02', '01-03'],
+    online: [2, 0, 2],
+    messages: [10, 0, 10],
+    labels: { online: 'Online', messages: 'Messages', empty: 'No data' },
+  };
+
+  it('draws daily counts as bars and straight lines, never a smoothed curve', () => {
+    const series = trendOption(input, theme).series as {
+      type: string;
+      smooth?: boolean;
+      showSymbol?: boolean;
+    }[];
+    expect(series.map((s) => s.type)).toEqual(['bar', 'line']);
+    for (const s of series) expect(s.smooth ?? false).toBe(false);
+    // Each day's figure is a visible point, not a bend in a curve.
+    expect(series[1]?.showSymbol).toBe(true);
+  });
+
+  it('names every share with its count in the legend, empty shares too', () => {
+    const option = donutOption(
+      {
+        items: [
+          { name: 'Mobile', value: 10 },
+          { name: 'Unicom', value: 2 },
+          { name: 'Telecom', value: 0 },
+        ],
+        empty: 'No data',
+      },
+      theme,
+    );
+    const legend = option.legend as { data: string[]; formatter: (n: string) => string; type: string };
+    expect(legend.data).toEqual(['Mobile', 'Unicom', 'Telecom']);
+    expect(legend.data.map(legend.formatter)).toEqual(['Mobile 10', 'Unicom 2', 'Telecom 0']);
+    // Many shares page inside the card instead of running past its edge.
+    expect(legend.type).toBe('scroll');
+  });
+});

@@ -25,7 +25,11 @@ export interface TrendInput {
   labels: { online: string; messages: string; empty: string };
 }
 
-/** Online devices and messages received per day; with no figures yet the axes stay and say so. */
+/**
+ * Online devices and messages received per day; with no figures yet the axes stay and say so. Both are whole
+ * counts of separate days: online devices as bars, messages as a straight line through marked points. A smoothed
+ * curve would draw rises between days that never happened.
+ */
 export function trendOption({ days, online, messages, labels }: TrendInput, theme: ChartTheme): ChartOption {
   const empty = ![...online, ...messages].some((v) => v !== null);
   const axisLabel = { color: theme.subText };
@@ -33,12 +37,11 @@ export function trendOption({ days, online, messages, labels }: TrendInput, them
   return {
     color: [theme.primary, '#14C9C9'],
     grid: { left: 48, right: 48, top: 40, bottom: 28 },
-    legend: { top: 0, right: 0, textStyle: { color: theme.text }, icon: 'circle', itemWidth: 8 },
+    legend: { top: 0, right: 0, textStyle: { color: theme.text }, itemWidth: 12, itemHeight: 8 },
     tooltip: { trigger: 'axis', show: !empty },
     xAxis: {
       type: 'category',
       data: days,
-      boundaryGap: false,
       axisLabel,
       axisLine: { lineStyle: { color: theme.border } },
       axisTick: { show: false },
@@ -56,15 +59,16 @@ export function trendOption({ days, online, messages, labels }: TrendInput, them
       },
     ],
     series: [
+      { name: labels.online, type: 'bar', barMaxWidth: 24, data: online },
       {
-        name: labels.online,
+        name: labels.messages,
         type: 'line',
-        smooth: true,
-        showSymbol: false,
-        data: online,
-        areaStyle: { opacity: 0.08 },
+        smooth: false,
+        showSymbol: true,
+        symbolSize: 6,
+        data: messages,
+        yAxisIndex: 1,
       },
-      { name: labels.messages, type: 'line', smooth: true, showSymbol: false, data: messages, yAxisIndex: 1 },
     ],
     graphic: empty ? [emptyText(theme, labels.empty)] : [],
   };
@@ -75,18 +79,33 @@ export interface ShareInput {
   empty: string;
 }
 
-/** A donut of shares; with nothing counted it shows the empty ring and says so. */
+/**
+ * A donut of shares; with nothing counted it shows the empty ring and says so. The legend names every share with
+ * its count ("Mobile 10"), so the figures never stand without saying what they count.
+ */
 export function donutOption({ items, empty }: ShareInput, theme: ChartTheme): ChartOption {
   const isEmpty = items.every((i) => i.value === 0);
+  const count = new Map(items.map((i) => [i.name, i.value]));
   return {
     color: [theme.primary, '#14C9C9', '#F7BA1E', '#722ED1', '#F77234', '#86909C'],
-    legend: { bottom: 0, textStyle: { color: theme.text }, icon: 'circle', itemWidth: 8 },
-    tooltip: { trigger: 'item', show: !isEmpty },
+    legend: {
+      type: 'scroll',
+      bottom: 0,
+      left: 'center',
+      textStyle: { color: theme.text },
+      pageTextStyle: { color: theme.subText },
+      icon: 'circle',
+      itemWidth: 8,
+      itemGap: 12,
+      data: items.map((i) => i.name),
+      formatter: (name: string) => `${name} ${count.get(name) ?? 0}`,
+    },
+    tooltip: { trigger: 'item', show: !isEmpty, formatter: '{b}: {c} ({d}%)' },
     series: [
       {
         type: 'pie',
-        radius: ['48%', '68%'],
-        center: ['50%', '45%'],
+        radius: ['45%', '65%'],
+        center: ['50%', '44%'],
         showEmptyCircle: true,
         emptyCircleStyle: { color: theme.border },
         label: { show: false },
@@ -94,6 +113,6 @@ export function donutOption({ items, empty }: ShareInput, theme: ChartTheme): Ch
         data: isEmpty ? [] : items,
       },
     ],
-    graphic: isEmpty ? [{ ...emptyText(theme, empty), top: '42%' }] : [],
+    graphic: isEmpty ? [{ ...emptyText(theme, empty), top: '40%' }] : [],
   };
 }

@@ -14,7 +14,17 @@ export default function DonutCard({
 }) {
   const option = useCallback((theme: ChartTheme) => donutOption({ items, empty }, theme), [items, empty]);
   return (
-    <Card bordered={false} title={title} style={{ height: '100%' }}>
+    <Card
+      bordered={false}
+      // A narrow column wraps the title instead of cutting it off ("SIM cards by op...").
+      title={
+        <span title={title} style={{ whiteSpace: 'normal' }}>
+          {title}
+        </span>
+      }
+      headerStyle={{ height: 'auto', minHeight: 46 }}
+      style={{ height: '100%' }}
+    >
       <Chart option={option} height={260} />
     </Card>
   );

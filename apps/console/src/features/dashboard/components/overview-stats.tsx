@@ -1,4 +1,3 @@
-import { Tooltip } from '@arco-design/web-react';
 import {
   IconCheckCircle,
   IconCloseCircle,
@@ -8,10 +7,11 @@ import {
   IconSync,
 } from '@arco-design/web-react/icon';
 import { formatFen } from '@cellhub/contract/sim';
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { useLocale } from '../../../lib/i18n';
 import locale from '../locale';
 import styles from '../pages/workplace-page.module.css';
+import own from './overview-stats.module.css';
 
 /**
  * The Workplace figures of seed section 1, from /api/dashboard/overview: devices, and the SIM part (balance in fen,
@@ -52,15 +52,17 @@ function Stat({
   sub?: ReactNode;
 }) {
   return (
-    <div className={styles.stat} data-testid={testId}>
+    <div className={`${styles.stat} ${own.compact}`} data-testid={testId}>
       <div
         className={styles.statIcon}
         style={{ color: `rgb(var(--${color}-6))`, background: `rgb(var(--${color}-1))` }}
       >
         {icon}
       </div>
-      <div>
-        <div className={styles.statLabel}>{label}</div>
+      <div className={own.text}>
+        <div className={`${styles.statLabel} ${own.label}`} title={label}>
+          {label}
+        </div>
         <div className={styles.statValue}>
           <span data-testid={testId && `${testId}-value`}>{value}</span>
           {unit && value !== NONE && <span className={styles.statUnit}>{unit}</span>}
@@ -150,11 +152,21 @@ export default function OverviewStats({ data }: { data: Overview }) {
         label={t('workplace.simByOperator')}
         testId="stat-sim-operators"
         value={
-          <Tooltip
-            content={`${t('workplace.operator.cmcc')} / ${t('workplace.operator.cucc')} / ${t('workplace.operator.ctcc')}`}
-          >
-            <span>{ops ? `${ops.cmcc} / ${ops.cucc} / ${ops.ctcc}` : NONE}</span>
-          </Tooltip>
+          ops ? (
+            // Each count beside its operator's name: "10 / 2 / 0" alone never said which was which.
+            <span className={own.operators}>
+              {(['cmcc', 'cucc', 'ctcc'] as const).map((op) => (
+                <Fragment key={op}>
+                  <span className={own.operatorName}>{t(`workplace.operator.${op}`)}</span>
+                  <span className={own.operatorCount} data-testid={`stat-sim-operator-${op}`}>
+                    {ops[op].toLocaleString()}
+                  </span>
+                </Fragment>
+              ))}
+            </span>
+          ) : (
+            NONE
+          )
         }
       />
     </div>
