@@ -320,6 +320,35 @@ export const otaDeviceListQuery = pageQuery.extend({
 });
 export type OtaDeviceListQuery = z.input<typeof otaDeviceListQuery>;
 
+/**
+ * Why a row of the upgrade log is where it is, as a key the console words in the user's language (`result` keeps
+ * the English text for API callers):
+ * - `device_status`: the device reported a status without words (`params.status`);
+ * - `device_message`: the device's own words, in `result` (shown as they are);
+ * - `reported_version`: it reported the target fw_version (`params.version`);
+ * - `already_on_version`: skipped, it runs the version already (`params.version`);
+ * - `offline_pending`: offline when its turn came; sent when it connects;
+ * - `sim_refused`: skipped, its SIM cannot take the download (`params.reason`: expired, suspended, no_traffic,
+ *   not_enough_traffic, or other words);
+ * - `timeout`: no answer within the per-device timeout (`params.seconds`);
+ * - `window_ended`, `task_cancelled`: not sent;
+ * - '' : nothing to say (waiting, sent), or a row written before codes existed (then `result` is all there is).
+ */
+export const OTA_RESULT_CODES = [
+  '',
+  'device_status',
+  'device_message',
+  'reported_version',
+  'already_on_version',
+  'offline_pending',
+  'sim_refused',
+  'timeout',
+  'window_ended',
+  'task_cancelled',
+] as const;
+export type OtaResultCode = (typeof OTA_RESULT_CODES)[number];
+export type OtaResultParams = Record<string, string | number>;
+
 /** One row of the upgrade log (seed: id, taskid, firmwareid, firmwarename, devicekey, devicename, status, result). */
 export const otaDeviceItem = z.object({
   id: z.number().int(),
@@ -334,8 +363,11 @@ export const otaDeviceItem = z.object({
   version: text(),
   status: otaDeviceStatus,
   phase: z.enum(OTA_DEVICE_PHASES),
-  /** Last message from the device, or why the engine skipped, failed or cancelled it. */
+  /** Last message from the device, or why the engine skipped, failed or cancelled it (English). */
   result: text(),
+  /** The same as a key and its values, for the console to word (OTA_RESULT_CODES). */
+  result_code: z.enum(OTA_RESULT_CODES),
+  result_params: z.record(text(), z.union([text(), z.number()])),
   /** Last progress the device reported (0-100). */
   progress: z.number().nullable(),
   /** Attempts sent so far (the first send is attempt 1). */

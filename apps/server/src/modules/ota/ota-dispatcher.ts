@@ -6,6 +6,7 @@ import { type Periodic, startPeriodic } from '../../jobs/periodic';
 import { JobWorker, wakeWorkers } from '../../jobs/worker';
 import { byTask, type DispatchRow, publishDispatches, rowsOf, type TaskInfo, ts } from './ota-send';
 import { autoStartDue, stepTask } from './ota-task-steps';
+import { otaResult, type OtaResult } from './ota-results';
 import { mayRetry, retryDelayMs } from './ota-transitions';
 import { type OtaTaskRow, otaTasks } from './ota.table';
 import type { SimDownloadCheck } from './sim-check';
@@ -297,17 +298,25 @@ export class OtaDispatcher {
     );
     if (candidates.length === 0) return { claimed: 0, dispatch: [] };
     const policy = task.policy;
-    const marks: { id: number; phase: string; result: string }[] = [];
+    const marks: ({ id: number; phase: string } & OtaResult)[] = [];
     const online: Candidate[] = [];
     for (const c of candidates) {
       const onTarget = c.fw_version === task.version;
       if (c.attempts > 0 && onTarget && c.from_version !== task.version) {
-        marks.push({ id: c.id, phase: 'succeeded', result: `reported fw_version ${task.version}` });
+        marks.push({
+          id: c.id,
+          phase: 'succeeded',
+          ...otaResult('reported_version', { version: task.version }),
+        });
       } else if (c.attempts === 0 && policy.skip_same_version && onTarget) {
-        marks.push({ id: c.id, phase: 'skipped', result: `already on version ${task.version}` });
+        marks.push({
+          id: c.id,
+          phase: 'skipped',
+          ...otaResult('already_on_version', { version: task.version }),
+        });
       } else if (Number(c.online) !== 1) {
         if (c.phase !== 'offline')
-          marks.push({ id: c.id, phase: 'offline', result: 'offline: sent when it connects' });
+          marks.push({ id: c.id, phase: 'offline', ...otaResult('offline_pending') });
       } else online.push(c);
     }
     const verdicts = online.length
@@ -322,7 +331,11 @@ export class OtaDispatcher {
     for (const c of online) {
       const verdict = verdicts.get(c.sn);
       if (verdict && !verdict.ok) {
-        marks.push({ id: c.id, phase: 'skipped', result: `SIM: ${verdict.reason ?? 'cannot download'}` });
+        marks.push({
+          id: c.id,
+          phase: 'skipped',
+          ...otaResult('sim_refused', { reason: verdict.reason ?? 'cannot download' }),
+        });
         continue;
       }
       const attempt = Number(c.attempts) + 1;
@@ -340,7 +353,8 @@ export class OtaDispatcher {
     if (dispatch.length > 0) {
       const deadline = new Date(now.getTime() + policy.timeout_s * 1000);
       await tx.execute(sql`
-        update ota_devices r set phase = 'dispatched', status = 0, progress = null, result = '',
+        update ota_devices r set phase = 'dispatched', status = 0, progress = null, result = '', result_code = '',
+          result_params = '{}'::jsonb,
           attempts = r.attempts + 1, upgrade_id = v.upgrade_id, from_version = v.from_version, timed_out = false,
           next_attempt_at = null, dispatched_at = ${ts(now)}, sent_at = null, deadline_at = ${ts(deadline)},
           finished_at = null, updatedat = ${ts(now)}
@@ -356,17 +370,20 @@ export class OtaDispatcher {
   /** Phase and result of several rows in one statement; ends set finished_at (and status 4 for a success). */
   private async mark(
     tx: DbOrTx,
-    marks: { id: number; phase: string; result: string }[],
+    marks: ({ id: number; phase: string } & OtaResult)[],
     now: Date,
   ): Promise<void> {
     await tx.execute(sql`
-      update ota_devices r set phase = v.phase, result = v.result,
+      update ota_devices r set phase = v.phase, result = v.result, result_code = v.result_code,
+        result_params = v.result_params,
         status = case when v.phase = 'succeeded' then 4 else r.status end,
         progress = case when v.phase = 'succeeded' then 100 else r.progress end,
         finished_at = case when v.phase in ('succeeded', 'failed', 'skipped', 'cancelled') then ${ts(now)} end,
         next_attempt_at = null, updatedat = ${ts(now)}
       from unnest(${sql.param(marks.map((m) => m.id))}::int[], ${sql.param(marks.map((m) => m.phase))}::text[],
-        ${sql.param(marks.map((m) => m.result))}::text[]) as v(id, phase, result)
+        ${sql.param(marks.map((m) => m.result))}::text[], ${sql.param(marks.map((m) => m.resultCode))}::text[],
+        ${sql.param(marks.map((m) => JSON.stringify(m.resultParams)))}::jsonb[])
+        as v(id, phase, result, result_code, result_params)
       where r.id = v.id`);
   }
 
@@ -483,33 +500,36 @@ export class OtaDispatcher {
       if (rows.length === 0) return { tasks: [], ended: 0 };
       const ids: number[] = [];
       const phases: string[] = [];
-      const results: string[] = [];
+      const results: OtaResult[] = [];
       const nextAt: (string | null)[] = [];
       for (const r of rows) {
         ids.push(r.id);
         if (r.fw_version === r.version && r.from_version !== r.version) {
           phases.push('succeeded');
-          results.push(`reported fw_version ${r.version}`);
+          results.push(otaResult('reported_version', { version: r.version }));
           nextAt.push(null);
         } else if (mayRetry(r.policy, Number(r.attempts), r.task_status)) {
           phases.push('retry_wait');
-          results.push(`timeout after ${r.policy.timeout_s} s`);
+          results.push(otaResult('timeout', { seconds: r.policy.timeout_s }));
           nextAt.push(new Date(now.getTime() + retryDelayMs(r.policy, Number(r.attempts))).toISOString());
         } else {
           phases.push('failed');
-          results.push(`timeout after ${r.policy.timeout_s} s`);
+          results.push(otaResult('timeout', { seconds: r.policy.timeout_s }));
           nextAt.push(null);
         }
       }
       await tx.execute(sql`
-        update ota_devices r set phase = v.phase, result = v.result, next_attempt_at = v.next_at,
+        update ota_devices r set phase = v.phase, result = v.result, result_code = v.result_code,
+          result_params = v.result_params, next_attempt_at = v.next_at,
           timed_out = v.phase <> 'succeeded', deadline_at = null,
           status = case when v.phase = 'succeeded' then 4 else r.status end,
           progress = case when v.phase = 'succeeded' then 100 else r.progress end,
           finished_at = case when v.phase in ('succeeded', 'failed') then ${ts(now)} end,
           updatedat = ${ts(now)}
-        from unnest(${sql.param(ids)}::int[], ${sql.param(phases)}::text[], ${sql.param(results)}::text[],
-          ${sql.param(nextAt)}::timestamptz[]) as v(id, phase, result, next_at)
+        from unnest(${sql.param(ids)}::int[], ${sql.param(phases)}::text[],
+          ${sql.param(results.map((x) => x.result))}::text[], ${sql.param(results.map((x) => x.resultCode))}::text[],
+          ${sql.param(results.map((x) => JSON.stringify(x.resultParams)))}::jsonb[],
+          ${sql.param(nextAt)}::timestamptz[]) as v(id, phase, result, result_code, result_params, next_at)
         where r.id = v.id`);
       this.stats.timeouts += phases.filter((p) => p !== 'succeeded').length;
       return { tasks: [...new Set(rows.map((r) => r.task_id))], ended: rows.length };

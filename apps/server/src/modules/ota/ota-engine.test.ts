@@ -137,7 +137,10 @@ describe('devices that are offline, silent or failing', () => {
     await taskUntil(t, a.token, task.id, (d) => d.success_count === 1 && d.pending_count === 1);
     const waiting = byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E05');
     expect(waiting).toMatchObject({ phase: 'offline', attempts: 0, status: 0 });
-    expect(waiting?.result).toMatch(/offline/);
+    expect(waiting).toMatchObject({
+      result: 'offline: sent when it connects',
+      result_code: 'offline_pending',
+    });
     const [late] = await devicesOnline(['OTA-E05']);
     const done = await taskUntil(t, a.token, task.id, (d) => d.status === 'done');
     expect(done.success_count).toBe(2);
@@ -199,7 +202,8 @@ describe('devices that are offline, silent or failing', () => {
     await after(11_000);
     let row = (await taskDevices(t, a.token, task.id))[0]!;
     expect(row).toMatchObject({ phase: 'retry_wait', timed_out: true, attempts: 1 });
-    expect(row.result).toMatch(/timeout/);
+    expect(row).toMatchObject({ result_code: 'timeout', result_params: { seconds: expect.any(Number) } });
+    expect(row.result).toBe(`timeout after ${row.result_params.seconds} s`);
     await after(2_000);
     expect(dev!.commands).toHaveLength(1); // the backoff (5 s) has not passed
     await after(4_000);
@@ -252,7 +256,11 @@ describe('devices that are offline, silent or failing', () => {
     rows = byDevice(await taskDevices(t, a.token, task.id));
     expect(rows.get('OTA-E07')).toMatchObject({ phase: 'succeeded', status: 4, attempts: 2, retries: 1 });
     expect(rows.get('OTA-E09')).toMatchObject({ phase: 'succeeded', status: 4 });
-    expect(rows.get('OTA-E09')?.result).toMatch(/fw_version/);
+    expect(rows.get('OTA-E09')).toMatchObject({
+      result: expect.stringMatching(/fw_version/),
+      result_code: 'reported_version',
+      result_params: { version: expect.any(String) },
+    });
     expect(refusing!.commands).toHaveLength(1);
     expect(flaky!.commands).toHaveLength(2);
   });
@@ -368,7 +376,11 @@ describe('rollout policy', () => {
       targets: pick(['OTA-E34', 'OTA-E35']),
     });
     expect(skipped).toMatchObject({ device_count: 2, skipped_count: 2, pending_count: 0, download_bytes: 0 });
-    expect((await taskDevices(t, a.token, skipped.id))[0]?.result).toBe(`already on version ${fx.version}`);
+    expect((await taskDevices(t, a.token, skipped.id))[0]).toMatchObject({
+      result: `already on version ${fx.version}`,
+      result_code: 'already_on_version',
+      result_params: { version: fx.version },
+    });
     const forced = await createTask(t, a.token, {
       name: 'forced',
       product_key: fx.productKey,
@@ -401,7 +413,10 @@ describe('rollout policy', () => {
     await after(3600_000);
     d = await taskUntil(t, a.token, task.id, (x) => x.status === 'done');
     expect(d).toMatchObject({ success_count: 1, skipped_count: 1 });
-    expect(byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E37')?.result).toBe('window ended');
+    expect(byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E37')).toMatchObject({
+      result: 'window ended',
+      result_code: 'window_ended',
+    });
     const actions = (await auditOf(task.id)).map((r) => r.action);
     expect(actions).toEqual(['ota_task_create', 'ota_task_auto_start', 'ota_task_done']);
   });
@@ -426,9 +441,11 @@ describe('rollout policy', () => {
       await act(t, a.token, task.id, 'start');
       const d = await taskUntil(t, a.token, task.id, (x) => x.status === 'done');
       expect(d).toMatchObject({ success_count: 1, skipped_count: 1 });
-      expect(byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E39')?.result).toBe(
-        'SIM: card expired',
-      );
+      expect(byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E39')).toMatchObject({
+        result: 'SIM: card expired',
+        result_code: 'sim_refused',
+        result_params: { reason: 'card expired' },
+      });
       expect(asked[0]).toEqual({ sns: ['OTA-E38', 'OTA-E39'], bytes: fx.image.length });
     } finally {
       t.app.ota.options.simCheck = original;

@@ -179,13 +179,16 @@ export class OtaReports {
         status: number;
         progress: number | null;
         result: string;
+        result_code: RowState['resultCode'];
+        result_params: RowState['resultParams'];
         attempts: number;
         upgrade_id: string;
         policy: OtaPolicy;
         task_status: OtaTaskStatus;
       }>(
         await tx.execute(sql`
-          select r.id, r.task_id, r.device_id, r.phase, r.status, r.progress, r.result, r.attempts, r.upgrade_id,
+          select r.id, r.task_id, r.device_id, r.phase, r.status, r.progress, r.result, r.result_code, r.result_params,
+            r.attempts, r.upgrade_id,
             t.policy, t.status as task_status
           from ota_devices r join ota_tasks t on t.id = r.task_id
           where r.upgrade_id = any(${sql.param(ids)}::text[])
@@ -205,6 +208,8 @@ export class OtaReports {
           status: row.status,
           progress: row.progress,
           result: row.result,
+          resultCode: row.result_code,
+          resultParams: row.result_params,
           attempts: Number(row.attempts),
           nextAttemptAt: null,
           finishedAt: null,
@@ -218,6 +223,7 @@ export class OtaReports {
       const col = <T>(f: (s: RowState) => T) => entries.map(([, v]) => f(v.state));
       await tx.execute(sql`
         update ota_devices r set phase = v.phase, status = v.status, progress = v.progress, result = v.result,
+          result_code = v.result_code, result_params = v.result_params,
           next_attempt_at = case when v.phase = 'retry_wait' then v.next_at else r.next_attempt_at end,
           finished_at = case when v.phase in ('succeeded', 'failed') and r.phase not in ('succeeded', 'failed')
             then v.finished_at else r.finished_at end,
@@ -227,9 +233,11 @@ export class OtaReports {
         from unnest(${sql.param(entries.map(([id]) => id))}::int[], ${sql.param(col((s) => s.phase))}::text[],
           ${sql.param(col((s) => s.status))}::int[], ${sql.param(col((s) => s.progress))}::real[],
           ${sql.param(col((s) => s.result.slice(0, 512)))}::text[],
+          ${sql.param(col((s) => s.resultCode))}::text[],
+          ${sql.param(col((s) => JSON.stringify(s.resultParams)))}::jsonb[],
           ${sql.param(col((s) => s.nextAttemptAt?.toISOString() ?? null))}::timestamptz[],
           ${sql.param(col((s) => s.finishedAt?.toISOString() ?? null))}::timestamptz[])
-          as v(id, phase, status, progress, result, next_at, finished_at)
+          as v(id, phase, status, progress, result, result_code, result_params, next_at, finished_at)
         where r.id = v.id`);
       // Only an end (or a retry) frees a slot or may end a wave or the task: progress reports need no pass.
       const ended = entries.filter(([, v]) => v.state.phase !== 'dispatched').length;
@@ -255,7 +263,8 @@ export class OtaReports {
     const now = this.deps.now();
     const res = await this.deps.db.execute(sql`
       update ota_devices r set phase = 'succeeded', status = 4, progress = 100,
-        result = 'reported fw_version ' || x.v, finished_at = ${ts(now)}, deadline_at = null, next_attempt_at = null,
+        result = 'reported fw_version ' || x.v, result_code = 'reported_version',
+        result_params = jsonb_build_object('version', x.v), finished_at = ${ts(now)}, deadline_at = null, next_attempt_at = null,
         timed_out = false, updatedat = ${ts(now)}
       from ota_tasks t, devices d,
         unnest(${sql.param(batch.map((i) => i.sn))}::text[], ${sql.param(batch.map((i) => i.version))}::text[])

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { OTA_DOWNLOAD_TOKEN_TTL_MS } from '@cellhub/contract/ota';
 import type { OtaDown } from '@cellhub/contract/protocol';
 import type { Deps } from '../../lib/deps';
+import { otaResult } from './ota-results';
 import { signDownloadToken } from './ota-token';
 import type { OtaTaskRow } from './ota.table';
 
@@ -92,9 +93,11 @@ export async function publishDispatches(
       where upgrade_id = any(${sql.param(sent)}::text[]) and phase = 'dispatched'`);
   }
   if (failed.length > 0) {
+    const offline = otaResult('offline_pending');
     await deps.db.execute(sql`
       update ota_devices set phase = 'offline', attempts = attempts - 1, upgrade_id = null, dispatched_at = null,
-        deadline_at = null, result = 'offline: sent when it connects', updatedat = ${ts(at)}
+        deadline_at = null, result = ${offline.result}, result_code = ${offline.resultCode},
+        result_params = '{}'::jsonb, updatedat = ${ts(at)}
       where upgrade_id = any(${sql.param(failed)}::text[]) and phase = 'dispatched' and sent_at is null`);
   }
   return { sent: sent.length, failed: failed.length };

@@ -37,7 +37,8 @@ export async function stepTask(tx: DbOrTx, task: OtaTaskRow, now: Date): Promise
   // The window ended: whatever was not sent is skipped; the task is done once the sent ones have ended.
   if (task.windowEnd && task.windowEnd.getTime() <= now.getTime()) {
     await tx.execute(sql`
-      update ota_devices set phase = 'skipped', result = 'window ended', finished_at = ${ts(now)},
+      update ota_devices set phase = 'skipped', result = 'window ended', result_code = 'window_ended',
+        result_params = '{}'::jsonb, finished_at = ${ts(now)},
         next_attempt_at = null, updatedat = ${ts(now)}
       where task_id = ${task.id} and phase in ('pending', 'offline', 'retry_wait')`);
     if (dispatched === 0) await finishTask(tx, task, now, 'window ended');

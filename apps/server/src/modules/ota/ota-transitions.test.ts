@@ -8,6 +8,8 @@ const sent = (attempts = 1): RowState => ({
   status: 0,
   progress: null,
   result: '',
+  resultCode: '',
+  resultParams: {},
   attempts,
   nextAttemptAt: null,
   finishedAt: null,
@@ -21,6 +23,9 @@ describe('device reports', () => {
       phase: 'dispatched',
       status: 5,
       result: 'accepted',
+      // A status without words is a key the console words in the user's language.
+      resultCode: 'device_status',
+      resultParams: { status: 5 },
       deadlineKept: true,
     });
     const downloaded = applyReport(accepted, { status: 1, progress: 100 }, policy, 'running', now);
@@ -38,6 +43,9 @@ describe('device reports', () => {
       phase: 'failed',
       status: 6,
       result: 'busy',
+      // The device's own words are shown as they are.
+      resultCode: 'device_message',
+      resultParams: {},
       finishedAt: now,
     });
   });

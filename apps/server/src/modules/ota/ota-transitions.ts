@@ -1,12 +1,12 @@
 import type { OtaDevicePhase, OtaPolicy, OtaTaskStatus } from '@cellhub/contract/ota';
 import type { OtaUp } from '@cellhub/contract/protocol';
+import { otaResult, type OtaResult } from './ota-results';
 
 /** What a device report may change on its upgrade log row. */
-export interface RowState {
+export interface RowState extends OtaResult {
   phase: OtaDevicePhase;
   status: number;
   progress: number | null;
-  result: string;
   attempts: number;
   nextAttemptAt: Date | null;
   finishedAt: Date | null;
@@ -26,16 +26,6 @@ export function retryDelayMs(policy: Pick<OtaPolicy, 'retry_backoff_s'>, attempt
 export const mayRetry = (policy: Pick<OtaPolicy, 'retries'>, attempts: number, taskStatus: OtaTaskStatus) =>
   taskStatus !== 'cancelled' && attempts <= policy.retries;
 
-const DEFAULT_TEXT: Record<number, string> = {
-  0: 'waiting',
-  1: 'download succeeded',
-  2: 'download failed',
-  3: 'update failed',
-  4: 'update succeeded',
-  5: 'accepted',
-  6: 'refused',
-};
-
 /**
  * One `P/up/ota` report (status 0-6 of seed section 4) applied to the row of the attempt it names:
  * - 0, 1, 5: progress; the attempt goes on;
@@ -52,12 +42,14 @@ export function applyReport(
   taskStatus: OtaTaskStatus,
   now: Date,
 ): RowState {
-  const text = msg.message?.trim() || DEFAULT_TEXT[msg.status] || '';
+  const words = msg.message?.trim();
   const next: RowState = {
     ...row,
     status: msg.status,
     progress: msg.progress ?? (msg.status === 4 ? 100 : row.progress),
-    result: text,
+    ...(words
+      ? otaResult('device_message', { message: words })
+      : otaResult('device_status', { status: msg.status })),
   };
   if (row.phase === 'succeeded') return { ...row };
   if (msg.status === 4) {

@@ -28,6 +28,7 @@ import { firmwares } from '../firmware/firmware.table';
 import { findProductByKey } from '../products/products.service';
 import { products } from '../products/products.table';
 import { users } from '../users/users.table';
+import { NO_RESULT, otaResult, type OtaResult } from './ota-results';
 import { type OtaTaskRow, otaDevices, otaTasks } from './ota.table';
 import { simDownloadCheck } from './sim-check';
 
@@ -392,7 +393,7 @@ export async function createTask(
       const seqs: number[] = [];
       const wavesOf: number[] = [];
       const phases: string[] = [];
-      const results: string[] = [];
+      const results: OtaResult[] = [];
       chunk.forEach((d, j) => {
         ids.push(d.id);
         sns.push(d.sn);
@@ -400,20 +401,23 @@ export async function createTask(
         if (skip(d)) {
           wavesOf.push(0);
           phases.push('skipped');
-          results.push(`already on version ${version.version}`);
+          results.push(otaResult('already_on_version', { version: version.version }));
         } else {
           wavesOf.push(Math.floor(index++ / waves.size) + 1);
           phases.push('pending');
-          results.push('');
+          results.push(NO_RESULT);
         }
       });
       await tx.execute(sql`
-        insert into ota_devices (task_id, device_id, sn, product_key, seq, wave, phase, result, finished_at)
+        insert into ota_devices (task_id, device_id, sn, product_key, seq, wave, phase, result, result_code,
+          result_params, finished_at)
         select ${task.id}, v.device_id, v.sn, ${body.product_key}, v.seq, v.wave, v.phase, v.result,
-          case when v.phase = 'skipped' then ${now.toISOString()}::timestamptz end
+          v.result_code, v.result_params, case when v.phase = 'skipped' then ${now.toISOString()}::timestamptz end
         from unnest(${sql.param(ids)}::int[], ${sql.param(sns)}::text[], ${sql.param(seqs)}::int[],
-          ${sql.param(wavesOf)}::int[], ${sql.param(phases)}::text[], ${sql.param(results)}::text[])
-          as v(device_id, sn, seq, wave, phase, result)`);
+          ${sql.param(wavesOf)}::int[], ${sql.param(phases)}::text[],
+          ${sql.param(results.map((r) => r.result))}::text[], ${sql.param(results.map((r) => r.resultCode))}::text[],
+          ${sql.param(results.map((r) => JSON.stringify(r.resultParams)))}::jsonb[])
+          as v(device_id, sn, seq, wave, phase, result, result_code, result_params)`);
     }
     await writeAudit(tx, {
       uid: actor.uid,
@@ -524,6 +528,8 @@ export async function listTaskDevices(
       status: r.status,
       phase: r.phase,
       result: r.result,
+      result_code: r.resultCode,
+      result_params: r.resultParams,
       progress: r.progress,
       attempts: r.attempts,
       retries: Math.max(0, r.attempts - 1),
@@ -628,7 +634,7 @@ export async function taskAction(
         // others are not sent anything any more.
         const stopped = await tx
           .update(otaDevices)
-          .set({ phase: 'cancelled', result: 'task cancelled', finishedAt: now, nextAttemptAt: null })
+          .set({ phase: 'cancelled', ...otaResult('task_cancelled'), finishedAt: now, nextAttemptAt: null })
           .where(
             and(eq(otaDevices.taskId, id), inArray(otaDevices.phase, ['pending', 'offline', 'retry_wait'])),
           )

@@ -16,6 +16,8 @@ import type {
   OtaDevicePhase,
   OtaPauseReason,
   OtaPolicy,
+  OtaResultCode,
+  OtaResultParams,
   OtaTargetsSummary,
   OtaTaskStatus,
 } from '@cellhub/contract/ota';
@@ -102,6 +104,9 @@ export const otaDevices = pgTable(
     status: smallint('status').notNull().default(0),
     phase: text('phase').$type<OtaDevicePhase>().notNull().default('pending'),
     result: text('result').notNull().default(''),
+    /** `result` as a key and values the console words (contract OTA_RESULT_CODES). */
+    resultCode: text('result_code').$type<OtaResultCode>().notNull().default(''),
+    resultParams: jsonb('result_params').$type<OtaResultParams>().notNull().default({}),
     progress: real('progress'),
     attempts: integer('attempts').notNull().default(0),
     /** `<task>-<row>-<attempt>`: the id of `P/down/ota`; the same on a re-publish of the same attempt. */
