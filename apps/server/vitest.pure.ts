@@ -21,6 +21,7 @@ export const pureTests = [
   'src/lib/outbound.test.ts',
   'src/lib/phone.test.ts',
   'src/modules/alerts/alert-conditions.test.ts',
+  'src/plugins/compression.test.ts',
   'src/modules/auth/session-cache.test.ts',
   'src/modules/notify/email.adapter.test.ts',
   'src/modules/notify/http.test.ts',

@@ -43,6 +43,7 @@ import { mapTilesRoutes } from './modules/system-settings/map-tiles.routes';
 import { systemSettingsRoutes } from './modules/system-settings/system-settings.routes';
 import { authPlugin } from './plugins/auth';
 import { brokerPlugin } from './plugins/broker';
+import { compressionPlugin } from './plugins/compression';
 import { consolePlugin } from './plugins/console';
 import { docsPlugin } from './plugins/docs';
 import { clientErrorHandler, errorHandlerPlugin, sendAppError } from './plugins/error-handler';
@@ -157,6 +158,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     }
     await app.register(errorHandlerPlugin);
     await app.register(securityHeadersPlugin);
+    await app.register(compressionPlugin);
     await app.register(inputGuardPlugin);
     await app.register(docsPlugin);
     await app.register(authPlugin);
@@ -194,7 +196,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
-    await app.register(consolePlugin, { dist: config.consoleDist });
+    await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.
     clearInterval(purge);

@@ -57,6 +57,7 @@ const envSchema = z.object({
   WECHAT_OAUTH_URL: url.default('https://open.weixin.qq.com'),
   WECHAT_API_URL: url.default('https://api.weixin.qq.com'),
   CONSOLE_DIST: optionalString,
+  CONSOLE_SOURCE_MAPS: bool(false),
   TRUST_PROXY: bool(false),
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -164,6 +165,8 @@ export interface Config {
   tokenTtlHours: number;
   wechat: { appid?: string; secret?: string; oauthUrl: string; apiUrl: string };
   consoleDist: string;
+  /** Serve the console's `.map` files (404 otherwise: they show the source to anyone). */
+  consoleSourceMaps: boolean;
   trustProxy: boolean;
   bodyLimit: number;
   /** Requests per minute per client address and route; 0 switches the flood guard off. */
@@ -250,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     consoleDist: e.CONSOLE_DIST
       ? path.resolve(e.CONSOLE_DIST)
       : path.resolve(serverRoot(), '..', 'console', 'dist'),
+    consoleSourceMaps: e.CONSOLE_SOURCE_MAPS,
     trustProxy: e.TRUST_PROXY,
     bodyLimit: e.BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -9,7 +9,13 @@ import { sendAppError } from './error-handler';
 const isApi = (url: string) =>
   url === '/api' || url.startsWith('/api/') || url === '/mqtt' || url.startsWith('/mqtt?');
 
-function cacheHeaders(reply: FastifyReply, filePath: string): void {
+/** Files the build writes that are never answered as such: source maps (unless configured) and the copies. */
+const isSourceMap = (url: string) => /\.map(?:$|\?)/.test(url);
+const isAsset = (url: string) => url.startsWith('/assets/');
+
+function cacheHeaders(reply: FastifyReply, sentPath: string): void {
+  // With a precompressed copy the file sent is `x.js.br`: the rules go by the file it stands for.
+  const filePath = sentPath.replace(/\.(br|gz)$/, '');
   if (path.basename(filePath) === 'index.html') reply.header('cache-control', 'no-cache');
   // Vite puts content-hashed files in assets/: a new build has new names, so they never go stale.
   else if (filePath.includes(`${path.sep}assets${path.sep}`)) {
@@ -20,9 +26,13 @@ function cacheHeaders(reply: FastifyReply, filePath: string): void {
 /**
  * The built console at `/` with the SPA fallback: any other GET outside /api and /mqtt answers index.html so
  * client-side routes survive a reload. Unknown /api routes answer 404 code 10106.
+ * The build leaves `.br` and `.gz` copies beside each text file (apps/console/vite.config.ts): the copy the
+ * browser accepts is sent with its Content-Encoding and `Vary: Accept-Encoding`. Source maps answer 404 unless
+ * `sourceMaps` (CONSOLE_SOURCE_MAPS); so does a missing file under /assets/ (a stale chunk name must fail as a
+ * script, not load index.html).
  */
 export const consolePlugin = fp(
-  async (app: FastifyInstance, opts: { dist: string }) => {
+  async (app: FastifyInstance, opts: { dist: string; sourceMaps?: boolean }) => {
     const available = existsSync(path.join(opts.dist, 'index.html'));
     if (available) {
       await app.register(fastifyStatic, {
@@ -31,6 +41,8 @@ export const consolePlugin = fp(
         wildcard: true,
         index: ['index.html'],
         cacheControl: false,
+        preCompressed: true,
+        allowedPath: (pathname) => opts.sourceMaps === true || !isSourceMap(pathname),
         setHeaders: (reply, filePath) => cacheHeaders(reply, filePath),
         schemaHide: true,
       });
@@ -42,7 +54,8 @@ export const consolePlugin = fp(
     }
     app.setNotFoundHandler((request, reply) => {
       const url = request.raw.url ?? request.url;
-      if (available && (request.method === 'GET' || request.method === 'HEAD') && !isApi(url)) {
+      const page = !isApi(url) && !isAsset(url) && !isSourceMap(url);
+      if (available && (request.method === 'GET' || request.method === 'HEAD') && page) {
         return reply.header('cache-control', 'no-cache').sendFile('index.html');
       }
       return sendAppError(reply, new AppError(10106));
