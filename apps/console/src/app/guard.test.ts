@@ -18,7 +18,7 @@ const userRoute: GuardTarget = {
 const adminRoute: GuardTarget = {
   name: 'FirmwareList',
   path: '/firmware/list',
-  meta: { requiresAuth: true, roles: ['admin'] },
+  meta: { requiresAuth: true, roles: ['admin'], locale: 'menu.firmware.list' },
 };
 const loginRoute: GuardTarget = { name: 'login', path: '/login', meta: { requiresAuth: false } };
 
@@ -94,6 +94,7 @@ describe('guard: permissions from the route table', () => {
     expect(guard(base({ to: adminRoute, role: 'user' }))).toEqual({
       type: 'redirect',
       path: DEFAULT_ROUTE_PATH,
+      denied: { path: '/firmware/list', locale: 'menu.firmware.list' },
     });
   });
 

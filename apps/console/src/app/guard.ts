@@ -16,7 +16,7 @@ export interface GuardTarget {
   /** Route name from the table; undefined for paths the table does not know. */
   name?: string;
   path: string;
-  meta?: Pick<RouteMeta, 'requiresAuth' | 'roles'>;
+  meta?: Pick<RouteMeta, 'requiresAuth' | 'roles'> & { locale?: string };
   /** Path parameters (`:sn` …); carried to the login page so the same page can be reopened after sign-in. */
   params?: Record<string, string | undefined>;
   query?: Record<string, string>;
@@ -57,8 +57,8 @@ export type GuardAction =
   /** User info failed: sign out, then the same as `login`. */
   | { type: 'logout'; query: Record<string, string> }
   | { type: 'fetchServerMenu' }
-  /** No access: the first route the role may open. */
-  | { type: 'redirect'; path: string }
+  /** No access: the first route the role may open; `denied` is the refused route, for the notice on arrival. */
+  | { type: 'redirect'; path: string; denied: { path: string; locale?: string } }
   | { type: 'notFound' };
 
 /** Reachable with the server menu on, whatever it says. The redirect route is plumbing, not a page. */
@@ -116,7 +116,9 @@ export function guard(input: GuardInput): GuardAction {
 
   if (allowed) return { type: 'allow' };
   const first = findFirstPermittedPath(routes, role);
-  return first ? { type: 'redirect', path: first } : { type: 'notFound' };
+  return first
+    ? { type: 'redirect', path: first, denied: { path: to.path, locale: to.meta?.locale } }
+    : { type: 'notFound' };
 }
 
 export function loginUrl(query: Record<string, string>): string {

@@ -207,6 +207,7 @@ const enUS: Record<string, string> = {
   'tabBar.closeRight': 'Close Tabs to the Right',
   'tabBar.closeOthers': 'Close Other Tabs',
   'tabBar.closeAll': 'Close All Tabs',
+  'guard.needsRole': '"{page}" needs another role, so you were taken to a page you can open.',
 
   // request layer (seed section 8)
   'request.loginExpired': 'Login expired, please sign in again',

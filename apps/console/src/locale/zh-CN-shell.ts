@@ -205,6 +205,7 @@ const zhCNShell: Record<string, string> = {
   'tabBar.closeRight': '关闭右侧标签页',
   'tabBar.closeOthers': '关闭其它标签页',
   'tabBar.closeAll': '关闭全部标签页',
+  'guard.needsRole': '「{page}」需要其他角色才能打开，已为你转到可以访问的页面。',
 };
 
 export default zhCNShell;

@@ -17,6 +17,7 @@ import { FullPageLoading } from '../full-page-loading';
 import { guard, guardTarget, loginUrl } from '../guard';
 import { LazyPage } from '../lazy-page';
 import Layout from './layout';
+import { RoleRedirect } from './role-redirect';
 
 // The shell's Chinese texts (menus, navbar, settings) come with the shell, before any of it renders.
 addMessages('zh-CN', zhCNShell);
@@ -77,7 +78,7 @@ function ProtectedGuard() {
     case 'login':
       return <Navigate to={loginUrl(action.query)} replace />;
     case 'redirect':
-      return <Navigate to={action.path} replace />;
+      return <RoleRedirect to={action.path} denied={action.denied} />;
     case 'logout':
     case 'fetchUserInfo':
     case 'fetchServerMenu':
