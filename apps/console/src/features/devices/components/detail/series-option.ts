@@ -15,6 +15,8 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
   const t = (b: (typeof numeric)[number]) => new Date(b.ts).getTime();
   const unit = labels.unit ? ` ${labels.unit}` : '';
   const round = (v: number) => Math.round(v * 1000) / 1000;
+  const x = xWindow(s, numeric.map(t));
+  const few = numeric.length <= 12;
   return {
     animation: false,
     grid: { left: 56, right: 24, top: 36, bottom: 36 },
@@ -25,14 +27,15 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
     },
     xAxis: {
       type: 'time',
-      min: new Date(s.from).getTime(),
-      max: new Date(s.to).getTime(),
+      min: x.min,
+      max: x.max,
       axisLabel: { color: theme.subText, hideOverlap: true },
       axisLine: { lineStyle: { color: theme.border } },
     },
     yAxis: {
       type: 'value',
       scale: true,
+      ...yFlat(numeric),
       axisLabel: { color: theme.subText },
       splitLine: { lineStyle: { color: theme.border, type: 'dashed' } },
     },
@@ -61,11 +64,39 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
         name: labels.avg,
         type: 'line',
         showSymbol: numeric.length < 60,
+        // A new device's first readings are dots one can see and hover, not specks at the axis end.
+        symbolSize: few ? 8 : 4,
         color: theme.primary,
         data: numeric.map((b) => [t(b), b.avg]),
       },
     ],
   };
+}
+
+/**
+ * The time axis: the chosen window, except when the readings fill only its last part (a device that reported
+ * for the first time ten minutes ago, on a 24 h chart): then the axis starts a little before the first reading,
+ * so a few points spread over the chart instead of piling up at its right edge. It always ends at the window's end.
+ */
+export function xWindow(s: Pick<PropertySeries, 'from' | 'to' | 'bucket_seconds'>, times: number[]) {
+  const from = new Date(s.from).getTime();
+  const to = new Date(s.to).getTime();
+  const first = times.length ? Math.min(...times) : undefined;
+  if (first === undefined || first - from < (to - from) * 0.25) return { min: from, max: to };
+  // At least a few buckets of room, so a single point does not sit on the axis line.
+  const pad = Math.max(s.bucket_seconds * 1000 * 3, (to - first) * 0.15);
+  return { min: Math.max(from, first - pad), max: to };
+}
+
+/** When every reading is the same value, a band around it: otherwise the axis shows one tick and no scale. */
+export function yFlat(buckets: { min: number | null; max: number | null; avg: number | null }[]) {
+  const values = buckets.flatMap((b) => [b.min, b.max, b.avg]).filter((v): v is number => v !== null);
+  if (values.length === 0) return {};
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  if (hi !== lo) return {};
+  const pad = Math.max(Math.abs(lo) * 0.1, 1);
+  return { min: lo - pad, max: hi + pad };
 }
 
 /** "30 min", "2 h": the width of one point, for the chart's caption. */

@@ -1,0 +1,61 @@
+import type { PropertySeries } from '@cellhub/contract/property-series';
+import { describe, expect, it } from 'vitest';
+import type { ChartTheme } from '../../../../components/chart/chart';
+import { seriesOption, xWindow, yFlat } from './series-option';
+
+const theme: ChartTheme = {
+  dark: false,
+  text: '#4e5969',
+  subText: '#86909c',
+  border: '#e5e6eb',
+  bg: '#fff',
+  primary: '#165dff',
+};
+const labels = { avg: 'Average', min: 'Min', max: 'Max', band: 'Range', unit: '°C' };
+const to = Date.parse('2026-01-02T00:00:00Z');
+const H = 3_600_000;
+
+function series(points: [number, number][], spanH = 24, bucket = 300): PropertySeries {
+  return {
+    key: 'temperature',
+    from: new Date(to - spanH * H).toISOString(),
+    to: new Date(to).toISOString(),
+    bucket_seconds: bucket,
+    buckets: points.map(([ts, v]) => ({ ts: new Date(ts).toISOString(), avg: v, min: v, max: v, count: 1 })),
+  } as PropertySeries;
+}
+
+describe('device property chart', () => {
+  it("spreads a new device's few points over the chart instead of the last pixels of 24 h", () => {
+    const s = series([
+      [to - 10 * 60_000, 20],
+      [to - 5 * 60_000, 21],
+      [to - 60_000, 22],
+    ]);
+    const option = seriesOption(s, labels, theme);
+    const x = option.xAxis as { min: number; max: number };
+    expect(x.max).toBe(to);
+    // The axis starts shortly before the first reading, not 24 h back.
+    expect(x.min).toBeGreaterThan(to - H);
+    expect(x.min).toBeLessThan(to - 10 * 60_000);
+    const avg = (option.series as { name: string; symbolSize?: number; showSymbol?: boolean }[]).find(
+      (x) => x.name === 'Average',
+    );
+    expect(avg).toMatchObject({ showSymbol: true, symbolSize: 8 });
+  });
+
+  it('keeps the whole window when readings cover it', () => {
+    const s = series([
+      [to - 20 * H, 20],
+      [to - H, 22],
+    ]);
+    expect(xWindow(s, [to - 20 * H, to - H])).toEqual({ min: to - 24 * H, max: to });
+    expect(xWindow(s, [])).toEqual({ min: to - 24 * H, max: to });
+  });
+
+  it('gives one repeated value a scale around it', () => {
+    expect(yFlat([{ min: 30.5, max: 30.5, avg: 30.5 }])).toEqual({ min: 27.45, max: 33.55 });
+    expect(yFlat([{ min: 0, max: 0, avg: 0 }])).toEqual({ min: -1, max: 1 });
+    expect(yFlat([{ min: 1, max: 2, avg: 1.5 }])).toEqual({});
+  });
+});
