@@ -56,6 +56,16 @@ function renderList(query: ListQuery<Row>, onParams: (p: Params) => void = () =>
 describe('ListPage', () => {
   beforeEach(() => localStorage.setItem('arco-locale', 'en-US'));
 
+  it("looks like Arco Pro's search table: the title in the card, row lines only, Search/Reset stacked", () => {
+    const { container } = renderList({ data: { data: rows(3), total: 3 }, isFetching: false });
+    expect(container.querySelector('.arco-card-header-title')?.textContent).toBe('Things');
+    const table = container.querySelector('.arco-table')!;
+    // No outer frame, no column lines: Arco adds these classes for a bordered table or bordered cells.
+    expect(table.className).not.toMatch(/arco-table-border\b/);
+    expect(table.className).not.toMatch(/arco-table-border-(cell|header-cell|body-cell)/);
+    expect(screen.getByTestId('list-search-bar').querySelector('.arco-divider-vertical')).not.toBeNull();
+  });
+
   it('shows the title, help, rows and total, and the create button opens its page', async () => {
     renderList({ data: { data: rows(3), total: 23 }, isFetching: false });
     expect(screen.getByText('Things')).toBeTruthy();

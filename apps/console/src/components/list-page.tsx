@@ -1,8 +1,8 @@
 /**
- * The shape every search-table page of the console shares (Arco Pro "search table"): a card with a title, an
- * optional help line, the filter row, a divider, a toolbar with the create button (and the live-update badge of a
- * list whose rows move by themselves), and a table bound to the list's `{ current, per_page }` params with server
- * pagination, loading, empty and failed-load states.
+ * The shape every search-table page of the console shares (Arco Pro "search table"): a card with a plain title (no
+ * header rule), an optional help line, the filter row, a divider, a toolbar with the create button (and the
+ * live-update badge of a list whose rows move by themselves), and a table with row lines only, bound to the list's
+ * `{ current, per_page }` params with server pagination, loading, empty and failed-load states.
  */
 import {
   Badge,
@@ -154,7 +154,7 @@ export function ListPage<T, P extends PageParams>({
   );
   return (
     <PageContainer>
-      <Card bordered={false} title={title}>
+      <Card bordered={false} title={title} className={styles.card}>
         {help ? <div className={styles.help}>{help}</div> : null}
         {search ? (
           <>
@@ -185,6 +185,8 @@ export function ListPage<T, P extends PageParams>({
           </div>
         ) : null}
         <Table<T>
+          // Arco Pro's search table: row lines only, no outer frame or column lines (a page may still ask).
+          border={{ wrapper: false, headerCell: false, bodyCell: false }}
           {...tableProps}
           rowKey={rowKey}
           loading={query.isFetching && !(quietRefetch && query.data)}

@@ -17,6 +17,19 @@ function Harness({ onSearch }: { onSearch: (keyword: string | undefined) => void
 describe('ListSearchBar', () => {
   beforeEach(() => localStorage.setItem('arco-locale', 'en-US'));
 
+  it("lays out Arco Pro's search table: filters, a vertical divider, then Search over Reset in one column", () => {
+    render(<Harness onSearch={() => undefined} />);
+    const bar = screen.getByTestId('list-search-bar');
+    const [form, divider, buttons, ...rest] = [...bar.children];
+    expect(rest).toEqual([]);
+    expect(form!.tagName).toBe('FORM');
+    expect(divider!.className).toContain('arco-divider-vertical');
+    expect(buttons).toBe(screen.getByTestId('list-search-buttons'));
+    // Stacked: the two buttons are the column's only children, Search first; no horizontal Space wraps them.
+    expect([...buttons!.children].map((b) => b.textContent)).toEqual(['Search', 'Reset']);
+    expect(bar.querySelector('.arco-space-horizontal')).toBeNull();
+  });
+
   it('searches with the typed filter, and Reset clears it before searching again', async () => {
     const onSearch = vi.fn();
     render(<Harness onSearch={onSearch} />);

@@ -1,10 +1,10 @@
 import {
   Button,
+  Divider,
   Form,
   Grid,
   Input,
   Select,
-  Space,
   type FormInstance,
   type FormProps,
   type SelectProps,
@@ -18,7 +18,8 @@ import styles from './list-search-bar.module.css';
 const CellSpan = createContext(8);
 
 /**
- * The filter row of an Arco Pro search table: the page's filter form on the left, Search and Reset on the right.
+ * The filter row of an Arco Pro search table: the page's filter form on the left, then a vertical divider and
+ * Search over Reset, stacked (Search at the top, Reset at the bottom of the filter rows).
  * Reset clears the form and then searches, so the list falls back to its unfiltered first page.
  * `grid` lays the filters out in a grid row (gutter 24) with left-aligned labels: three to a row with
  * `grid="third"` (each label as wide as its text), two with `grid="half"` (labels 5 of 24); that is the span
@@ -50,7 +51,7 @@ export function ListSearchBar<T>({
           }
         : {};
   return (
-    <div className={styles.searchRow}>
+    <div className={`${styles.searchRow} ${grid ? styles.gridRow : ''}`} data-testid="list-search-bar">
       <Form<T> form={form} className={styles.searchForm} {...gridProps} {...formProps} onSubmit={onSearch}>
         {grid ? (
           <CellSpan.Provider value={grid === 'half' ? 12 : 8}>
@@ -60,7 +61,8 @@ export function ListSearchBar<T>({
           children
         )}
       </Form>
-      <Space size={12} className={styles.searchButtons}>
+      <Divider type="vertical" className={styles.searchDivider} />
+      <div className={styles.searchButtons} data-testid="list-search-buttons">
         <Button type="primary" icon={<IconSearch />} onClick={onSearch}>
           {t('common.search')}
         </Button>
@@ -73,7 +75,7 @@ export function ListSearchBar<T>({
         >
           {t('common.reset')}
         </Button>
-      </Space>
+      </div>
     </div>
   );
 }
