@@ -86,7 +86,14 @@ export default function ProductDetailPage() {
                   ? [
                       {
                         label: t('product.secret'),
-                        value: <SecretField productKey={p.product_key} secret={p.product_secret} t={t} />,
+                        value: (
+                          <div>
+                            <SecretField productKey={p.product_key} secret={p.product_secret} t={t} />
+                            <div className={styles.help} data-testid="product-secret-help">
+                              {t('product.secret.help')}
+                            </div>
+                          </div>
+                        ),
                       },
                     ]
                   : []),
@@ -111,11 +118,6 @@ export default function ProductDetailPage() {
                 { label: t('product.field.description'), value: p.description || '—' },
               ]}
             />
-            {manage && (
-              <div className={styles.help} style={{ marginTop: 8 }}>
-                {t('product.secret.help')}
-              </div>
-            )}
           </Tabs.TabPane>
           <Tabs.TabPane key="properties" title={`${t('product.tab.properties')} (${p.properties.length})`}>
             <PropertiesTab product={p} t={t} />
