@@ -92,3 +92,19 @@ describe('useQrLogin', () => {
     expect(poll).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('useQrLogin without WeChat configured', () => {
+  beforeEach(() => vi.clearAllMocks());
+
+  it('says it is not configured (20128 on creation) instead of offering a refresh that cannot help', async () => {
+    create.mockRejectedValue(new ApiError(20128, 'WeChat sign-in is not configured', 400));
+    const { result } = renderHook(() => useQrLogin(vi.fn()));
+    await vi.waitFor(() => expect(result.current.phase).toBe('not_configured'));
+  });
+
+  it('keeps "unavailable" (with its refresh) for a ticket that could not be made at all', async () => {
+    create.mockRejectedValue(new ApiError(0, 'Network error', 0));
+    const { result } = renderHook(() => useQrLogin(vi.fn()));
+    await vi.waitFor(() => expect(result.current.phase).toBe('unavailable'));
+  });
+});

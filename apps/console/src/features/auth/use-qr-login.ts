@@ -5,7 +5,12 @@ import { createWechatTicket, pollWechatTicket } from './api';
 
 export const QR_POLL_INTERVAL_MS = 2000;
 
-export type QrPhase = 'loading' | 'waiting' | 'expired' | 'invalid' | 'failed' | 'unavailable' | 'done';
+/**
+ * `unavailable`: the ticket could not be made (network, server down): worth another try. `not_configured`: the
+ * server answered that WeChat sign-in is not set up (20128 on creation): a refresh cannot change that.
+ */
+export type QrPhase =
+  'loading' | 'waiting' | 'expired' | 'invalid' | 'failed' | 'unavailable' | 'not_configured' | 'done';
 
 export interface QrState {
   phase: QrPhase;
@@ -71,8 +76,10 @@ export function useQrLogin(onSuccess: (result: LoginResult) => void): QrState & 
         setState({ phase: 'waiting', qrUrl: t.qr_url });
         poll(t.ticket);
       },
-      () => {
-        if (gen === generation.current) setState({ phase: 'unavailable' });
+      (e: unknown) => {
+        if (gen !== generation.current) return;
+        const answered = e instanceof ApiError && e.code === 20128 && e.answered;
+        setState({ phase: answered ? 'not_configured' : 'unavailable' });
       },
     );
   }, []);

@@ -12,6 +12,7 @@ const OVERLAY_TEXT: Partial<Record<QrPhase, string>> = {
   invalid: 'login.qr.invalid',
   failed: 'login.qr.failed',
   unavailable: 'login.qr.unavailable',
+  not_configured: 'login.qr.notConfigured',
 };
 
 /** Loaded on demand: the QR encoder and polling stay out of the sign-in page's first download. */
@@ -23,16 +24,19 @@ export default function QrLoginPanel({ onSuccess }: { onSuccess: (r: LoginResult
   return (
     <QrBox
       value={qr.qrUrl}
-      dim={qr.phase === 'loading' || qr.phase === 'unavailable'}
+      dim={qr.phase === 'loading' || qr.phase === 'unavailable' || qr.phase === 'not_configured'}
       className={styles.qrPanel}
       tip={qr.phase === 'waiting' ? t('login.qr.tip') : '\u00a0'}
       overlay={
         overlay && (
           <>
-            <span>{t(overlay)}</span>
-            <Button type="primary" size="small" icon={<IconRefresh />} onClick={qr.refresh}>
-              {t('login.qr.refresh')}
-            </Button>
+            <span data-testid="qr-overlay">{t(overlay)}</span>
+            {/* Nothing a refresh could change until an administrator sets WeChat up. */}
+            {qr.phase !== 'not_configured' && (
+              <Button type="primary" size="small" icon={<IconRefresh />} onClick={qr.refresh}>
+                {t('login.qr.refresh')}
+              </Button>
+            )}
           </>
         )
       }

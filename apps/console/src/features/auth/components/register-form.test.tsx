@@ -47,6 +47,15 @@ describe('register form', () => {
     expect(register).not.toHaveBeenCalled();
   });
 
+  it('shows the password rule once, also when the password breaks it', async () => {
+    render(<RegisterForm />, { wrapper: MemoryRouter });
+    const rule = 'At least 6 characters, no spaces, with digits, upper and lower case letters';
+    expect(screen.getAllByText(rule)).toHaveLength(1);
+    fill('secret12', 'secret12');
+    expect(await screen.findByText('The password does not meet the rule below')).toBeTruthy();
+    expect(screen.getAllByText(rule)).toHaveLength(1);
+  });
+
   it('registers with matching passwords', async () => {
     vi.mocked(register).mockResolvedValue({ uid: 3 });
     render(<RegisterForm />, { wrapper: MemoryRouter });

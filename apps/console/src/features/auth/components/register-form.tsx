@@ -81,10 +81,11 @@ export default function RegisterForm() {
         </Form.Item>
         <Form.Item
           field="password"
+          // The rule is shown once, under the field; a refusal points at it instead of repeating it.
           extra={t('register.password.rule')}
           rules={[
             { required: true, message: t('register.password.required') },
-            { match: PASSWORD_RULE, message: t('register.password.rule') },
+            { match: PASSWORD_RULE, message: t('register.password.ruleError') },
           ]}
         >
           <Input.Password

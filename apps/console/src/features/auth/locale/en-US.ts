@@ -40,6 +40,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'login.qr.failed': 'QR sign-in failed',
   'login.qr.refresh': 'Refresh QR code',
   'login.qr.loading': 'Generating QR code…',
+  'login.qr.notConfigured':
+    'WeChat sign-in is not configured. Sign in with your password or a text message code.',
   'login.qr.unavailable': 'WeChat sign-in is not available',
   'login.agreement.title': 'User Agreement',
   'login.agreement.ok': 'Agree',
@@ -57,6 +59,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'register.password.placeholder': 'Password',
   'register.password.required': 'Password cannot be empty',
   'register.password.rule': 'At least 6 characters, no spaces, with digits, upper and lower case letters',
+  'register.password.ruleError': 'The password does not meet the rule below',
   'register.password2.placeholder': 'Confirm password',
   'register.password2.required': 'Please enter the password again',
   'register.password2.mismatch': 'The two passwords do not match',

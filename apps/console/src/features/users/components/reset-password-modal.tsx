@@ -54,7 +54,7 @@ export default function ResetPasswordModal({
           extra={t('users.resetPassword.rule')}
           rules={[
             { required: true, message: t('users.resetPassword.required') },
-            { match: PASSWORD_RULE, message: t('users.resetPassword.rule') },
+            { match: PASSWORD_RULE, message: t('users.form.password.ruleError') },
           ]}
         >
           <Input.Password

@@ -156,7 +156,7 @@ export default function UserFormModal({
                   extra={t('users.resetPassword.rule')}
                   rules={[
                     { required: true, message: t('users.resetPassword.required') },
-                    { match: PASSWORD_RULE, message: t('users.resetPassword.rule') },
+                    { match: PASSWORD_RULE, message: t('users.form.password.ruleError') },
                   ]}
                 >
                   <Input.Password

@@ -47,6 +47,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'users.form.password.generate': 'Generate',
   'users.form.password.set': 'Set one',
   'users.form.password.placeholder': 'Enter the initial password',
+  'users.form.password.ruleError': 'The password does not meet the rule below',
   'users.form.phone.placeholder': 'Optional; mainland China mobile or +country code',
   'users.form.phone.rule': 'This is not a valid phone number',
   'users.form.email.rule': 'This is not a valid email address',

@@ -44,6 +44,7 @@ const zhCN = {
   'users.form.password.generate': '自动生成',
   'users.form.password.set': '手动设置',
   'users.form.password.placeholder': '输入初始密码',
+  'users.form.password.ruleError': '密码不符合下方规则',
   'users.form.phone.placeholder': '选填，中国大陆手机号或 +国家码',
   'users.form.phone.rule': '手机号格式不正确',
   'users.form.email.rule': '邮箱格式不正确',
