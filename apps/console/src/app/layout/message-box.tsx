@@ -1,28 +1,208 @@
 /**
- * The bell's message box: Message / Notice / ToDo tabs and the role-switch action (seed section 6). Device
- * alerts and notices fill these lists when the alerts area lands; until then the tabs say they are empty.
+ * The bell's message box: the caller's messages from the server (GET /api/inbox, docs/inbox.md) on Alerts / OTA /
+ * SIM tabs with their unread counts, marked read one by one (clicking a message opens what it is about) or a tab at
+ * a time, and the role-switch action (seed section 6). Messages carry a kind and parameters; the texts are here.
  */
-import { Button, Empty, Message, Tabs } from '@arco-design/web-react';
-import { useLocale } from '../../lib/i18n';
+import type { InboxCategory, InboxItem } from '@cellhub/contract/inbox';
+import { INBOX_CATEGORIES } from '@cellhub/contract/inbox';
+import { Badge, Button, Empty, Message, Popover, Result, Spin, Tabs } from '@arco-design/web-react';
+import { IconCloudDownload, IconIdcard, IconNotification } from '@arco-design/web-react/icon';
+import { type ReactElement, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { useMarkAllRead, useMarkRead, useMessages, useUnread } from '../../features/inbox/api';
+import inboxLocale from '../../features/inbox/locale';
+import { formatTime } from '../../lib/format-time';
+import { type Translate, useLocale } from '../../lib/i18n';
 import { useRoleSwitch } from '../../lib/user';
 
-export function MessageBox() {
-  const t = useLocale();
-  const { canSwitch, role, switchRole } = useRoleSwitch();
-  const tabs = ['message', 'notice', 'todo'] as const;
+const ICONS: Record<InboxCategory, ReactElement> = {
+  alert: <IconNotification />,
+  ota: <IconCloudDownload />,
+  sim: <IconIdcard />,
+};
+
+/** The console page a message opens. */
+export function messageLink(m: Pick<InboxItem, 'target_type' | 'target_key'>): string | undefined {
+  if (!m.target_key) return undefined;
+  switch (m.target_type) {
+    case 'alert':
+      return '/alert/device-trigger/list?tab=history';
+    case 'ota_task':
+      return `/ota/task/${m.target_key}`;
+    case 'sim_card':
+      return `/card/detail/${m.target_key}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Title and line of a message in the reader's language. */
+export function messageText(
+  t: Translate,
+  m: Pick<InboxItem, 'kind' | 'params'>,
+): { title: string; body: string } {
+  const p = m.params;
+  const s = (k: string) => (p[k] === undefined ? '' : String(p[k]));
+  switch (m.kind) {
+    case 'alert_raised':
+      return {
+        title: t('inbox.alert_raised.title', { trigger_name: s('trigger_name') }),
+        body: t('inbox.alert_raised.body', { device: s('device_name') || s('sn'), value: s('value') }),
+      };
+    case 'ota_finished':
+      return {
+        title: t('inbox.ota_finished.title', { task_name: s('task_name') }),
+        body:
+          t('inbox.ota_finished.body', {
+            succeeded: s('succeeded'),
+            failed: s('failed'),
+            skipped: s('skipped'),
+          }) + (p.reason === 'window_ended' ? t('inbox.ota_finished.window') : ''),
+      };
+    case 'sim_expiring':
+      return {
+        title: t('inbox.sim_expiring.title', { iccid: s('iccid'), days: s('days') }),
+        body: t('inbox.sim_expiring.body', { expiry: formatTime(s('expiry')).slice(0, 16) }),
+      };
+    case 'sim_data_low':
+      return {
+        title: t('inbox.sim_data_low.title', { iccid: s('iccid'), percent: s('percent') }),
+        body: t('inbox.sim_data_low.body', { remaining: s('remaining_mb') }),
+      };
+    default:
+      return { title: m.kind, body: '' };
+  }
+}
+
+function MessageList({ category, onOpen }: { category: InboxCategory; onOpen: () => void }) {
+  const t = useLocale(inboxLocale);
+  const navigate = useNavigate();
+  const list = useMessages(category, true);
+  const markRead = useMarkRead();
+  const items = list.data?.pages.flatMap((p) => p.data) ?? [];
+
+  if (list.isLoading) return <Spin className="message-box-state" />;
+  if (list.isError && items.length === 0)
+    return (
+      <Result
+        className="message-box-state"
+        status="error"
+        title={t('inbox.error')}
+        extra={
+          <Button size="mini" onClick={() => void list.refetch()}>
+            {t('inbox.retry')}
+          </Button>
+        }
+      />
+    );
+  if (items.length === 0)
+    return <Empty className="message-box-empty" description={t(`inbox.empty.${category}`)} />;
+
+  const open = (m: InboxItem) => {
+    if (!m.read_at) markRead.mutate(m.id);
+    const to = messageLink(m);
+    if (to) {
+      onOpen();
+      void navigate(to);
+    }
+  };
 
   return (
-    <div className="message-box">
-      <Tabs defaultActiveTab="message" type="rounded" size="small">
-        {tabs.map((tab) => (
-          <Tabs.TabPane key={tab} title={t(`messageBox.tab.${tab}`)}>
-            <Empty className="message-box-empty" description={t('messageBox.empty')} />
+    <div className="message-box-list">
+      {items.map((m) => {
+        const { title, body } = messageText(t, m);
+        return (
+          <div
+            key={m.id}
+            role="button"
+            tabIndex={0}
+            data-testid="inbox-item"
+            data-unread={m.read_at ? undefined : 'true'}
+            className={`message-box-item${m.read_at ? '' : ' message-box-item-unread'}`}
+            onClick={() => open(m)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') open(m);
+            }}
+          >
+            <span className="message-box-icon">{ICONS[category]}</span>
+            <div className="message-box-text">
+              <div className="message-box-title" title={title}>
+                {!m.read_at && <Badge status="processing" className="message-box-dot" />}
+                {title}
+              </div>
+              <div className="message-box-body">{body}</div>
+              <div className="message-box-meta">
+                <span>{formatTime(m.created_at)}</span>
+                {!m.read_at && (
+                  <Button
+                    type="text"
+                    size="mini"
+                    onClick={(e) => {
+                      e.stopPropagation();
+                      markRead.mutate(m.id);
+                    }}
+                  >
+                    {t('inbox.markRead')}
+                  </Button>
+                )}
+              </div>
+            </div>
+          </div>
+        );
+      })}
+      {list.hasNextPage && (
+        <Button
+          long
+          type="text"
+          size="small"
+          loading={list.isFetchingNextPage}
+          onClick={() => void list.fetchNextPage()}
+        >
+          {t('inbox.more')}
+        </Button>
+      )}
+    </div>
+  );
+}
+
+export function MessageBox({ onOpen = () => undefined }: { onOpen?: () => void }) {
+  const t = useLocale(inboxLocale);
+  const { canSwitch, role, switchRole } = useRoleSwitch();
+  const [tab, setTab] = useState<InboxCategory>('alert');
+  const { data: unread } = useUnread();
+  const markAll = useMarkAllRead();
+
+  return (
+    <div className="message-box" data-testid="message-box">
+      <Tabs activeTab={tab} onChange={(k) => setTab(k as InboxCategory)} type="rounded" size="small">
+        {INBOX_CATEGORIES.map((c) => (
+          <Tabs.TabPane
+            key={c}
+            title={
+              <span data-testid={`inbox-tab-${c}`}>
+                {t(`inbox.tab.${c}`)}
+                {unread && unread[c] > 0 ? ` (${unread[c] > 99 ? '99+' : unread[c]})` : ''}
+              </span>
+            }
+          >
+            {tab === c && <MessageList category={c} onOpen={onOpen} />}
           </Tabs.TabPane>
         ))}
       </Tabs>
       <div className="message-box-footer">
-        <Button type="text" size="small" disabled>
-          {t('messageBox.allRead')}
+        <Button
+          type="text"
+          size="small"
+          disabled={!unread || unread[tab] === 0}
+          loading={markAll.isPending}
+          onClick={() =>
+            void markAll.mutateAsync(tab).then(
+              (n) => Message.success(t('inbox.allRead.done', { n })),
+              () => undefined,
+            )
+          }
+        >
+          {t('inbox.allRead')}
         </Button>
         {canSwitch && (
           <Button
@@ -41,5 +221,27 @@ export function MessageBox() {
         )}
       </div>
     </div>
+  );
+}
+
+/** The navbar's bell (`children`) with the unread badge, opening the message box. */
+export function MessageBell({ children }: { children: ReactElement }) {
+  const [open, setOpen] = useState(false);
+  const { data: unread } = useUnread();
+  return (
+    <Popover
+      trigger="click"
+      position="br"
+      popupVisible={open}
+      onVisibleChange={setOpen}
+      content={<MessageBox onOpen={() => setOpen(false)} />}
+      className="message-box-popover"
+    >
+      <span data-testid="inbox-bell">
+        <Badge count={unread?.total ?? 0} maxCount={99} offset={[-4, 4]}>
+          {children}
+        </Badge>
+      </span>
+    </Popover>
   );
 }

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { useNavigate } from 'react-router';
-import { Avatar, Button, Dropdown, Menu, Message, Popover, Tooltip } from '@arco-design/web-react';
+import { Avatar, Button, Dropdown, Menu, Message, Tooltip } from '@arco-design/web-react';
 import {
   IconCheck,
   IconFullscreen,
@@ -20,7 +20,7 @@ import { useLocale, useLocaleState } from '../../lib/i18n';
 import type { Locale } from '../../lib/locale-store';
 import { updateSettings, useSettings } from '../../lib/settings';
 import { useLogout, useRoleSwitch, useUserInfo } from '../../lib/user';
-import { MessageBox } from './message-box';
+import { MessageBell } from './message-box';
 import { SideMenu } from './side-menu';
 import { useFullscreen } from './use-fullscreen';
 
@@ -126,11 +126,9 @@ export function Navbar({ onOpenMenuDrawer }: { onOpenMenuDrawer: () => void }) {
           />
         </li>
         <li data-testid="navbar-messages">
-          <Popover trigger="click" position="br" content={<MessageBox />} className="message-box-popover">
-            <span>
-              <NavButton icon={<IconNotification />} label={t('messageBox.tab.message')} />
-            </span>
-          </Popover>
+          <MessageBell>
+            <NavButton icon={<IconNotification />} label={t('messageBox.tab.message')} />
+          </MessageBell>
         </li>
         <li data-testid="navbar-fullscreen">
           <NavButton

@@ -1,10 +1,11 @@
-import { Card, Divider, Empty, Grid, Table } from '@arco-design/web-react';
+import { Card, Divider, Grid } from '@arco-design/web-react';
 import { useMemo } from 'react';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
-import { useOverview } from '../api';
+import { useOverview, useWorkplace } from '../api';
 import DonutCard from '../components/donut-card';
+import { AlertsBlock, OfflineBlock, OtaBlock, SimBlock } from '../components/ops-cards';
 import OverviewStats from '../components/overview-stats';
 import { AnnouncementsCard, DocsCard, ShortcutsCard } from '../components/side-cards';
 import TrendSection from '../components/trend-card';
@@ -17,6 +18,13 @@ export default function WorkplacePage() {
   const name = me ? me.nickname || me.username : '';
 
   const { data: overview } = useOverview();
+  const workplace = useWorkplace();
+  const ops = {
+    data: workplace.data,
+    isLoading: workplace.isLoading,
+    isError: workplace.isError,
+    refetch: () => void workplace.refetch(),
+  };
   const productShares = useMemo(
     () => (overview?.by_product ?? []).map((p) => ({ name: p.product_name, value: p.total })),
     [overview],
@@ -69,28 +77,29 @@ export default function WorkplacePage() {
         </Card>
         <Grid.Row gutter={16} className={styles.row} align="stretch">
           <Grid.Col span={12}>
-            <Card bordered={false} title={t('workplace.recentAlerts')} style={{ height: '100%' }}>
-              <Table
-                size="small"
-                pagination={false}
-                data={[]}
-                noDataElement={<Empty description={t('workplace.noData')} />}
-                columns={[
-                  { title: t('workplace.alert.device'), dataIndex: 'device' },
-                  { title: t('workplace.alert.content'), dataIndex: 'content' },
-                  { title: t('workplace.alert.time'), dataIndex: 'time' },
-                ]}
-              />
-            </Card>
+            <AlertsBlock state={ops} />
           </Grid.Col>
-          <Grid.Col span={6}>
+          <Grid.Col span={12}>
+            <OtaBlock state={ops} />
+          </Grid.Col>
+        </Grid.Row>
+        <Grid.Row gutter={16} className={styles.row} align="stretch">
+          <Grid.Col span={12}>
+            <SimBlock state={ops} />
+          </Grid.Col>
+          <Grid.Col span={12}>
+            <OfflineBlock state={ops} />
+          </Grid.Col>
+        </Grid.Row>
+        <Grid.Row gutter={16} className={styles.row} align="stretch">
+          <Grid.Col span={12}>
             <DonutCard
               title={t('workplace.deviceStatus')}
               items={productShares}
               empty={t('workplace.noData')}
             />
           </Grid.Col>
-          <Grid.Col span={6}>
+          <Grid.Col span={12}>
             <DonutCard
               title={t('workplace.simOperators')}
               items={operatorShares}
