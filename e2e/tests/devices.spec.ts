@@ -194,6 +194,8 @@ test('bind an in-stock device with its secret; its public page shows only safe f
   await page.getByPlaceholder('设备标签上或卖家提供的密钥').fill('not-the-secret');
   await page.getByRole('button', { name: '绑定', exact: true }).click();
   await expect(page.getByText('序列号或密钥不正确')).toBeVisible();
+  // Said once, beside the field: no toast on top of it.
+  await expect(page.locator('.arco-message')).toHaveCount(0);
   await page.getByPlaceholder('设备标签上或卖家提供的密钥').fill(secret);
   await page.getByRole('button', { name: '绑定', exact: true }).click();
   await expect(page.getByText(`设备 ${sn} 已绑定到你的账号`)).toBeVisible();

@@ -106,7 +106,9 @@ export function useImportDevices() {
 export function useBindDevice() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: DeviceBindBody) => http.post<DeviceDetail>('/api/devices/bind', body),
+    // Silent: the bind page says a wrong sn or secret beside the fields, and toasts only other refusals.
+    mutationFn: (body: DeviceBindBody) =>
+      http.post<DeviceDetail>('/api/devices/bind', body, { silent: true }),
     onSuccess: () => qc.invalidateQueries({ queryKey: DEVICES_KEY }),
   });
 }

@@ -1,5 +1,5 @@
 import type { DeviceDetail } from '@cellhub/contract/devices';
-import { Button, Card, Form, Input, Result, Typography } from '@arco-design/web-react';
+import { Button, Card, Form, Input, Message, Result, Typography } from '@arco-design/web-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
@@ -21,10 +21,12 @@ export default function DeviceBindPage() {
     try {
       setBound(await bind.mutateAsync(v));
     } catch (err) {
-      // 10117 covers both a wrong sn and a wrong secret: say so next to the fields as well as in the toast.
-      if (err instanceof ApiError && err.code === 10117) {
+      if (!(err instanceof ApiError)) return;
+      // 10117 covers both a wrong sn and a wrong secret: said once, beside the fields, with no toast on top.
+      if (err.code === 10117)
         form.setFields({ secret: { error: { message: t('device.bind.failed.unknown') } } });
-      }
+      // 403 (signed out) has been handled by the request layer.
+      else if (err.httpStatus !== 403) Message.error(err.message);
     }
   };
 

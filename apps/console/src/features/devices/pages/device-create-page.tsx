@@ -178,6 +178,8 @@ function ImportForm({ t }: { t: Translate }) {
             <Upload
               accept=".csv,.xlsx"
               autoUpload={false}
+              // The file is read on submit: no "start upload" (play) icon beside it.
+              showUploadList={{ startIcon: null }}
               fileList={files}
               onChange={(list) => {
                 setFiles(list.slice(-1));
