@@ -1,4 +1,4 @@
-import { otaPolicy, type OtaTaskItem } from '@cellhub/contract/ota';
+import { otaPolicy, type OtaDeviceItem, type OtaTaskItem } from '@cellhub/contract/ota';
 import type { OtaTaskEvent } from '@cellhub/contract/realtime';
 import { describe, expect, it } from 'vitest';
 import { format, type TranslateVars } from '../../lib/messages';
@@ -10,6 +10,7 @@ import {
   formatSize,
   policyRows,
   progressPercent,
+  resultText,
   shortTime,
   targetsText,
   toMB,
@@ -175,5 +176,34 @@ describe('live task messages', () => {
     expect(paused.refetch).toBe(true);
     expect(paused.list?.data[0]).toMatchObject({ status: 'paused', pause_reason: 'failure_threshold' });
     expect(applyTaskEvent(list, event(1, { deleted: true })).refetch).toBe(true);
+  });
+});
+
+describe('upgrade log result', () => {
+  const row = (result_code: OtaDeviceItem['result_code'], result_params = {}, result = 'server words') => ({
+    result,
+    result_code,
+    result_params,
+  });
+  it("words the server's codes in both languages, never its English text in zh-CN", () => {
+    expect(resultText(zh, row('offline_pending', {}, 'offline: sent when it connects'))).toBe(
+      '设备离线，上线后下发',
+    );
+    expect(resultText(en, row('offline_pending'))).toBe('Offline: sent when it connects');
+    expect(resultText(zh, row('device_status', { status: 4 }, 'update succeeded'))).toBe('更新成功');
+    expect(resultText(zh, row('already_on_version', { version: '2.1.0' }))).toBe('已是版本 2.1.0，跳过');
+    expect(resultText(en, row('timeout', { seconds: 300 }))).toBe('No answer within 300 s (timed out)');
+    expect(resultText(zh, row('sim_refused', { reason: 'no_traffic' }))).toBe('SIM 卡无法下载：流量已用完');
+    expect(resultText(zh, row('sim_refused', { reason: 'card blocked' }))).toBe(
+      'SIM 卡无法下载：card blocked',
+    );
+    expect(resultText(zh, row('window_ended'))).toBe('升级时间窗已结束，未下发');
+    expect(resultText(zh, row('task_cancelled'))).toBe('任务已取消');
+    expect(resultText(en, row('reported_version', { version: '3' }))).toBe('Device reported version 3');
+  });
+
+  it("shows a device's own words, and old rows without a code, as they are", () => {
+    expect(resultText(zh, row('device_message', {}, 'checksum mismatch'))).toBe('checksum mismatch');
+    expect(resultText(zh, row('', {}, 'legacy text'))).toBe('legacy text');
   });
 });

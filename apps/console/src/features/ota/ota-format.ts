@@ -3,6 +3,7 @@
  * in words, and live `ota.task` messages applied to a page of the task list.
  */
 import type {
+  OtaDeviceItem,
   OtaDevicePhase,
   OtaPolicy,
   OtaTargetsSummary,
@@ -204,4 +205,36 @@ export function applyTaskEvent(
     list: { ...list, data: list.data.map((r) => (r.id === e.id ? patchTask(r, e) : r)) },
     refetch: row.status !== e.status,
   };
+}
+
+const SIM_REASONS = ['expired', 'suspended', 'no_traffic', 'not_enough_traffic'];
+
+/**
+ * The result column of the upgrade log in the user's language, from the server's `result_code` and
+ * `result_params`. A device's own words are shown as it sent them; a row without a code (written before codes
+ * existed, or a code this console does not know yet) shows the server's text.
+ */
+export function resultText(
+  t: Translate,
+  row: Pick<OtaDeviceItem, 'result' | 'result_code' | 'result_params'>,
+): string {
+  const p = row.result_params;
+  switch (row.result_code) {
+    case '':
+    case 'device_message':
+      return row.result;
+    case 'device_status':
+      return t(`ota.deviceStatus.${String(p.status)}`);
+    case 'sim_refused': {
+      const reason = String(p.reason ?? '');
+      return t('ota.result.sim_refused', {
+        reason: SIM_REASONS.includes(reason) ? t(`ota.result.sim.${reason}`) : reason,
+      });
+    }
+    default: {
+      const key = `ota.result.${row.result_code}`;
+      const text = t(key, p);
+      return text === key ? row.result : text;
+    }
+  }
 }

@@ -38,6 +38,7 @@ import {
   policyRows,
   progressPercent,
   shortTime,
+  resultText,
   targetsText,
   toMB,
 } from '../ota-format';
@@ -373,14 +374,16 @@ function DeviceLog({
     {
       title: t('ota.log.result'),
       dataIndex: 'result',
-      render: (v: string) =>
-        v ? (
+      render: (_: string, r) => {
+        const v = resultText(t, r);
+        return v ? (
           <Tooltip content={v}>
             <span className={styles.resultText}>{v}</span>
           </Tooltip>
         ) : (
           <span className={styles.muted}>-</span>
-        ),
+        );
+      },
     },
     { title: t('ota.log.retries'), dataIndex: 'retries', align: 'right' },
     { title: t('ota.log.wave'), dataIndex: 'wave', align: 'right' },
