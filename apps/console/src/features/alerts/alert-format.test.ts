@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { format } from '../../lib/messages';
-import { conditionText, durationText, valueText } from './alert-format';
+import { conditionText, durationText, triggerPropertyName, valueText } from './alert-format';
 import zhCN from './locale/zh-CN';
 import enUS from './locale/en-US';
 
@@ -38,5 +38,14 @@ describe('valueText and durationText', () => {
 describe('locales', () => {
   it('have the same keys', () => {
     expect(Object.keys(enUS).sort()).toEqual(Object.keys(zhCN).sort());
+  });
+});
+
+describe('triggerPropertyName', () => {
+  it('uses the English name in en-US and the Chinese one otherwise or when there is no English one', () => {
+    const row = { property_name: '温度', property_name_us: 'Temperature' };
+    expect(triggerPropertyName(row, 'en-US')).toBe('Temperature');
+    expect(triggerPropertyName(row, 'zh-CN')).toBe('温度');
+    expect(triggerPropertyName({ ...row, property_name_us: '' }, 'en-US')).toBe('温度');
   });
 });

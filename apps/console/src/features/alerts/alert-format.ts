@@ -1,12 +1,18 @@
 import type { AlertTriggerType } from '@cellhub/contract/alerts';
 import type { PropertyValue } from '@cellhub/contract/protocol';
-import type { Translate } from '../../lib/i18n';
+import type { Locale, Translate } from '../../lib/i18n';
 
 export const STATE_COLOR = { normal: 'green', active: 'red' } as const;
 export const HISTORY_COLOR = { active: 'red', recovered: 'green' } as const;
 
 /** A number as typed: no trailing zeros, no exponent for ordinary values. */
 const num = (n: number | null) => (n === null ? '?' : String(n));
+
+/** The property's name in the user's language: name_us in en-US when the product gives one. */
+export const triggerPropertyName = (
+  row: { property_name: string; property_name_us: string },
+  lang: Locale,
+): string => (lang === 'en-US' && row.property_name_us) || row.property_name;
 
 /** The condition in one line: `温度 > 30`, `10 ≤ 温度 ≤ 20`, `设备离线`. */
 export function conditionText(

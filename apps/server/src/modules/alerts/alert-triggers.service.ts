@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, ne, or, type SQL } from 'drizzle-orm';
 import {
   ALERT_TYPE_VALUES,
   type alertTriggerListQuery,
@@ -44,6 +44,21 @@ export async function propertyNames(
   return new Map(rows.map((r) => [`${r.productKey}\u0000${r.key}`, r.name]));
 }
 
+/** The English names (name_us) of the same pairs; properties without one are left out. */
+async function propertyNamesUs(
+  db: DbOrTx,
+  pairs: { productKey: string; key: string }[],
+): Promise<Map<string, string>> {
+  const keys = [...new Set(pairs.map((p) => p.productKey))];
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .select({ productKey: products.productKey, key: productProperties.key, name: productProperties.nameUs })
+    .from(productProperties)
+    .innerJoin(products, eq(products.id, productProperties.productId))
+    .where(and(inArray(products.productKey, keys), ne(productProperties.nameUs, '')));
+  return new Map(rows.map((r) => [`${r.productKey}\u0000${r.key}`, r.name]));
+}
+
 async function contactIdsOf(db: DbOrTx, triggerIds: number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>();
   if (triggerIds.length === 0) return out;
@@ -66,10 +81,11 @@ async function toItems(db: DbOrTx, rows: Joined[]): Promise<AlertTriggerItem[]> 
   const ids = rows.map((r) => r.t.id);
   const contacts = await contactIdsOf(db, ids);
   const refs = await contactRefs(db, [...new Set([...contacts.values()].flat())]);
-  const names = await propertyNames(
-    db,
-    rows.flatMap((r) => (r.device && r.t.key ? [{ productKey: r.device.productKey, key: r.t.key }] : [])),
+  const pairs = rows.flatMap((r) =>
+    r.device && r.t.key ? [{ productKey: r.device.productKey, key: r.t.key }] : [],
   );
+  const names = await propertyNames(db, pairs);
+  const namesUs = await propertyNamesUs(db, pairs);
   return rows.map(({ t, device, state }) => {
     const cids = contacts.get(t.id) ?? [];
     const presence = isPresenceType(t.type);
@@ -86,6 +102,8 @@ async function toItems(db: DbOrTx, rows: Joined[]): Promise<AlertTriggerItem[]> 
       key: presence ? null : t.key,
       property_name:
         presence || !t.key ? '' : (names.get(`${device?.productKey ?? ''}\u0000${t.key}`) ?? t.key),
+      property_name_us:
+        presence || !t.key ? '' : (namesUs.get(`${device?.productKey ?? ''}\u0000${t.key}`) ?? ''),
       type: t.type,
       a: t.a,
       b: t.b,

@@ -103,10 +103,20 @@ describe('triggers: the seed codes', () => {
       70003,
       'key',
     );
-    const ok = data<{ a: number | null; b: number | null; key: string | null; property_name: string }>(
-      await post('/api/alert/triggers', a.token, { ...base, type: 5, a: 5, b: 5.5 }),
-    );
-    expect(ok).toMatchObject({ a: 5, b: 5.5, key: 'temp', property_name: '温度' });
+    const ok = data<{
+      a: number | null;
+      b: number | null;
+      key: string | null;
+      property_name: string;
+      property_name_us: string;
+    }>(await post('/api/alert/triggers', a.token, { ...base, type: 5, a: 5, b: 5.5 }));
+    expect(ok).toMatchObject({
+      a: 5,
+      b: 5.5,
+      key: 'temp',
+      property_name: '温度',
+      property_name_us: 'Temperature',
+    });
     // Online triggers keep no key and no values.
     const presence = data<{ key: string | null; a: number | null }>(
       await post('/api/alert/triggers', a.token, { ...base, type: 2, a: 3 }),

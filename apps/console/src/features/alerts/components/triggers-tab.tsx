@@ -16,9 +16,9 @@ import { IconPlus } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListSearchBar } from '../../../components/list-search-bar';
-import { useLocale } from '../../../lib/i18n';
+import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
-import { conditionText, STATE_COLOR } from '../alert-format';
+import { conditionText, STATE_COLOR, triggerPropertyName } from '../alert-format';
 import { type TriggerListParams, useDeleteTrigger, useSetTriggerEnable, useTriggerList } from '../api';
 import { EditDeleteActions } from '../../../components/row-actions';
 import locale from '../locale';
@@ -32,6 +32,7 @@ interface Filter {
 
 export function TriggersTab() {
   const t = useLocale(locale);
+  const { locale: lang } = useLocaleState();
   const navigate = useNavigate();
   const [form] = Form.useForm<Filter>();
   const [params, setParams] = useState<TriggerListParams>({ current: 1, per_page: 10 });
@@ -65,7 +66,12 @@ export function TriggersTab() {
       dataIndex: 'type',
       render: (_: unknown, row) => (
         <span className={styles.nowrap}>
-          {conditionText(t, { type: row.type, a: row.a, b: row.b, property: row.property_name })}
+          {conditionText(t, {
+            type: row.type,
+            a: row.a,
+            b: row.b,
+            property: triggerPropertyName(row, lang),
+          })}
         </span>
       ),
     },
