@@ -178,6 +178,13 @@ export const APP_ROUTES: RouteDef[] = [
     ['bind', 'DeviceBind', 'menu.device.bind'],
     ['create', 'DeviceCreate', 'menu.device.create'],
     ['config-template', 'ConfigTemplate', 'menu.device.configTemplate'],
+    // A route of its own so the breadcrumb of a new template says "create", not "detail".
+    [
+      'config-template/new',
+      'ConfigTemplateCreate',
+      'menu.device.configTemplateCreate',
+      hidden('ConfigTemplate'),
+    ],
     [
       'config-template/:id',
       'ConfigTemplateDetail',

@@ -48,6 +48,7 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   UserCommandEdit: () => import('../features/user-commands/pages/user-command-edit-page'),
   UserCommandDetail: () => import('../features/user-commands/pages/user-command-detail-page'),
   ConfigTemplate: () => import('../features/config-templates/pages/config-template-list-page'),
+  ConfigTemplateCreate: () => import('../features/config-templates/pages/config-template-detail-page'),
   ConfigTemplateDetail: () => import('../features/config-templates/pages/config-template-detail-page'),
   FirmwareList: () => import('../features/firmware/pages/firmware-list-page'),
   FirmwareCreate: () => import('../features/firmware/pages/firmware-create-page'),

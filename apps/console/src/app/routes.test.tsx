@@ -18,3 +18,16 @@ describe('sub-group redirects', () => {
     });
   });
 });
+
+describe('the route of a URL', () => {
+  it('names a new config template "create" in the breadcrumb, an existing one "detail"', async () => {
+    const { matchRoutes } = await import('react-router');
+    const { appRoutes } = await import('./routes');
+    const { currentFromMatches } = await import('./current-route');
+    const { breadcrumbTrail } = await import('./layout/menu-tree');
+    const trail = (path: string) =>
+      breadcrumbTrail(currentFromMatches(matchRoutes(appRoutes, path))?.name).at(-1);
+    expect(trail('/device/config-template/new')).toBe('menu.device.configTemplateCreate');
+    expect(trail('/device/config-template/12')).toBe('menu.device.configTemplateDetail');
+  });
+});

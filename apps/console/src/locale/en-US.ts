@@ -50,6 +50,7 @@ const enUS: Record<string, string> = {
   'menu.device.create': 'Add Devices',
   'menu.device.configTemplate': 'Config Templates',
   'menu.device.configTemplateDetail': 'Config Template Detail',
+  'menu.device.configTemplateCreate': 'Create Config Template',
   'menu.device.userCommand': 'Device Commands',
   'menu.device.userCommandCreate': 'Create Command',
   'menu.device.userCommandEdit': 'Edit Command',

@@ -53,6 +53,7 @@ const zhCNShell: Record<string, string> = {
   'menu.device.create': '添加设备',
   'menu.device.configTemplate': '批量配置模板',
   'menu.device.configTemplateDetail': '配置模板详情',
+  'menu.device.configTemplateCreate': '新建配置模板',
   'menu.device.userCommand': '设备指令',
   'menu.device.userCommandCreate': '创建指令',
   'menu.device.userCommandEdit': '编辑指令',
