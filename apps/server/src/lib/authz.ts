@@ -190,6 +190,7 @@ export function productRight(
   product: OwnedRow | undefined,
   viewsADevice: boolean,
 ): ProductRight {
+  note(actor, 'owner');
   if (!product) return 'none';
   if (owns(actor, product)) return 'manage';
   return viewsADevice ? 'view' : 'none';
