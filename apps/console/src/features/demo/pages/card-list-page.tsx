@@ -17,23 +17,17 @@ import DemoNotice from '../components/demo-notice';
 import locale from '../locale';
 import styles from './demo.module.css';
 
-const QUALITY = [
-  'Video review',
-  'Image review',
-  'Caption review',
-  'Audio review',
-  'Cover review',
-  'Title review',
-  'Tag review',
-];
-const SERVICES = ['Content distribution', 'Smart review', 'Data backup', 'Edge caching'];
-const RULES = ['Sensitive words', 'Duplicate check', 'Length limit', 'Link filter'];
+// Sample names, translated (cardList.item.*): the page is a demo, but its titles follow the language.
+const QUALITY = ['video', 'image', 'caption', 'audio', 'cover', 'title', 'tag'];
+const SERVICES = ['distribution', 'smartReview', 'backup', 'edgeCache'];
+const RULES = ['sensitiveWords', 'duplicates', 'length', 'links'];
 
 export default function CardListPage() {
   const t = useLocale(locale);
   const [tab, setTab] = useState('all');
   const [keyword, setKeyword] = useState('');
-  const match = (s: string) => s.toLowerCase().includes(keyword.toLowerCase());
+  const nameOf = (id: string) => t(`cardList.item.${id}`);
+  const match = (id: string) => nameOf(id).toLowerCase().includes(keyword.toLowerCase());
   const show = (k: string) => tab === 'all' || tab === k;
 
   return (
@@ -64,9 +58,9 @@ export default function CardListPage() {
                   <span>{t('cardList.createQuality')}</span>
                 </div>
               </Grid.Col>
-              {QUALITY.filter(match).map((name, i) => (
-                <Grid.Col span={6} key={name}>
-                  <Card className={styles.tile} title={name} size="small">
+              {QUALITY.filter(match).map((id, i) => (
+                <Grid.Col span={6} key={id}>
+                  <Card className={styles.tile} title={nameOf(id)} size="small">
                     <div className={styles.muted}>2024-05-{String(10 + i).padStart(2, '0')} 10:00:00</div>
                     <Descriptions
                       column={3}
@@ -95,16 +89,16 @@ export default function CardListPage() {
           <section className={styles.section}>
             <Typography.Title heading={6}>{t('cardList.tab.service')}</Typography.Title>
             <Grid.Row gutter={[16, 16]}>
-              {SERVICES.filter(match).map((name, i) => (
-                <Grid.Col span={6} key={name}>
+              {SERVICES.filter(match).map((id, i) => (
+                <Grid.Col span={6} key={id}>
                   <Card className={styles.tile} size="small">
                     <div className={styles.serviceHead}>
                       <IconThunderbolt className={styles.serviceIcon} />
-                      <span className={styles.tileTitle}>{name}</span>
+                      <span className={styles.tileTitle}>{nameOf(id)}</span>
                       {i === 0 && <Tag color="green">{t('cardList.opened')}</Tag>}
                       {i === 3 && <Tag color="red">{t('cardList.expired')}</Tag>}
                     </div>
-                    <div className={styles.muted}>{t('cardList.serviceDesc', { name })}</div>
+                    <div className={styles.muted}>{t('cardList.serviceDesc', { name: nameOf(id) })}</div>
                     <div className={styles.tileActions}>
                       <Button size="small" type={i === 0 ? 'secondary' : 'outline'}>
                         {i === 3 ? t('cardList.renew') : t('cardList.open')}
@@ -121,15 +115,15 @@ export default function CardListPage() {
           <section className={styles.section}>
             <Typography.Title heading={6}>{t('cardList.tab.rules')}</Typography.Title>
             <Grid.Row gutter={[16, 16]}>
-              {RULES.filter(match).map((name, i) => (
-                <Grid.Col span={6} key={name}>
+              {RULES.filter(match).map((id, i) => (
+                <Grid.Col span={6} key={id}>
                   <Card className={styles.tile} size="small">
                     <div className={styles.serviceHead}>
-                      <span className={styles.tileTitle}>{name}</span>
+                      <span className={styles.tileTitle}>{nameOf(id)}</span>
                       {i % 2 === 0 && <Tag color="arcoblue">{t('cardList.enabled')}</Tag>}
                       <Switch size="small" defaultChecked={i % 2 === 0} style={{ marginLeft: 'auto' }} />
                     </div>
-                    <div className={styles.muted}>{t('cardList.ruleDesc', { name })}</div>
+                    <div className={styles.muted}>{t('cardList.ruleDesc', { name: nameOf(id) })}</div>
                   </Card>
                 </Grid.Col>
               ))}
