@@ -133,6 +133,7 @@ export default function MonitorPage() {
                 <Table
                   rowKey="id"
                   pagination={false}
+                  scroll={{ x: 560 }}
                   border={{ wrapper: false, headerCell: false, bodyCell: false }}
                   rowSelection={{ type: 'checkbox' }}
                   data={ROWS}
