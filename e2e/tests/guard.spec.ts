@@ -8,10 +8,19 @@ test('a user opening admin URLs lands on the Workplace; an admin stays', async (
   const user = await newUser();
   const userPage = await browser.newPage();
   await signIn(userPage, user.username, user.password);
-  for (const path of ['/firmware/list', '/system/setting', '/card-admin/card', '/platform/list']) {
+  for (const [path, title] of [
+    ['/firmware/list', '固件列表'],
+    ['/system/setting', '系统设置'],
+    ['/card-admin/card', '卡片库存'],
+    ['/platform/list', '平台列表'],
+  ]) {
     await userPage.goto(path);
     await userPage.waitForURL(/\/dashboard\/workplace$/);
     await expect(menuEntry(userPage, '设备管理')).toBeVisible();
+    // Not without a word: the notice names the page and says it needs another role.
+    await expect(
+      userPage.locator('.arco-message').filter({ hasText: `「${title}」需要其他角色才能打开` }),
+    ).toBeVisible();
   }
   await userPage.close();
 
