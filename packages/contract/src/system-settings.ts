@@ -80,6 +80,15 @@ export const emailSettings = z.object({
 });
 export type EmailSettings = z.infer<typeof emailSettings>;
 export type EmailSettingsBody = z.input<typeof emailSettings>;
+/**
+ * PUT /api/system/settings/email: a channel that can send names its server and its account; an empty form is
+ * refused (10113 naming the fields) rather than "saved". The password is checked by the service, which knows
+ * whether one is stored.
+ */
+export const emailSettingsBody = emailSettings.superRefine((v, ctx) => {
+  if (!v.host) ctx.addIssue({ code: 'custom', path: ['host'], message: 'required' });
+  if (!v.account) ctx.addIssue({ code: 'custom', path: ['account'], message: 'required' });
+});
 
 /**
  * The messaging app (WeChat official account): appid and secret (also used by the QR sign-in), and the template

@@ -9,7 +9,7 @@ import {
   type SystemSettingsView,
   type WechatSettings,
 } from '@cellhub/contract/system-settings';
-import { AppError } from '../../lib/app-error';
+import { AppError, formError } from '../../lib/app-error';
 import { requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
 import { normalizePhone } from '../../lib/phone';
@@ -69,6 +69,11 @@ export async function updateChannelSettings<C extends NotifyChannelName>(
   const keys = CHANNEL_SETTING_KEYS[channel] as Record<string, string>;
   await deps.db.transaction(async (tx) => {
     const before = (await loadChannelSettings(tx, deps.box))[channel] as Record<string, unknown>;
+    // SMTP cannot sign in without a password: one must be sent, or already be stored.
+    if (channel === 'email') {
+      const sent = (input as { password?: string }).password;
+      if ((!sent || sent === SECRET_MASK) && !before.password) throw formError('password', 'required');
+    }
     const changed: string[] = [];
     for (const [field, value] of Object.entries(input as Record<string, unknown>)) {
       const key = keys[field];

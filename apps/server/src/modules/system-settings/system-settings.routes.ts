@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   deliveryItem,
-  emailSettings,
+  emailSettingsBody,
   emailTestBody,
   smsSettings,
   smsTestBody,
@@ -52,8 +52,10 @@ export async function systemSettingsRoutes(app: FastifyInstance): Promise<void> 
       config: ADMIN,
       schema: {
         tags,
-        summary: 'Replace the email (SMTP) settings; a password sent blank or masked keeps the stored one',
-        body: emailSettings,
+        summary:
+          'Replace the email (SMTP) settings; host and account are required, and a password unless one is stored ' +
+          '(10113 naming the field); a password sent blank or masked keeps the stored one',
+        body: emailSettingsBody,
         response: view,
       },
     },

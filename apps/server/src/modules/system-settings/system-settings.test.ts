@@ -101,6 +101,36 @@ describe('GET /api/system/settings', () => {
   });
 });
 
+describe('an SMTP form without what it needs to send (issue 13: an empty form answered "saved")', () => {
+  it('refuses an empty form with 10113 naming host and account, and stores nothing', async () => {
+    const res = await put('email', {});
+    expect(res.statusCode).toBe(400);
+    const err = errorOf(res);
+    expect(err.code).toBe(10113);
+    expect(JSON.stringify(err.details)).toContain('host');
+    expect(JSON.stringify(err.details)).toContain('account');
+    const blank = await put('email', {
+      host: '',
+      port: 465,
+      account: '',
+      nickname: '',
+      ssl: true,
+      password: '',
+    });
+    expect(errorOf(blank).code).toBe(10113);
+    const rows = await t.app.deps.db.select().from(systemSettings).where(like(systemSettings.key, 'email.%'));
+    expect(rows).toEqual([]);
+  });
+
+  it('refuses a server and account without a password while none is stored', async () => {
+    const res = await put('email', { ...EMAIL, port: 465, password: '' });
+    expect(errorOf(res).code).toBe(10113);
+    expect(JSON.stringify(errorOf(res).details)).toContain('password');
+    expect(errorOf(await put('email', { ...EMAIL, port: 465, password: SECRET_MASK })).code).toBe(10113);
+    expect((await get()).email).toMatchObject({ host: '', password: '' });
+  });
+});
+
 describe('saving settings', () => {
   it('stores secrets sealed, answers them masked, and never sends them to the browser', async () => {
     const res = await put('email', { ...EMAIL, port: smtp.port });

@@ -10,12 +10,17 @@ const { Row, Col } = Grid;
 /** SMTP: host, port, SSL, account (also the sender address), sender name, password. */
 export default function EmailSettingsForm({ view, t }: { view: SystemSettingsView; t: Translate }) {
   const [form] = Form.useForm<ChannelBodies['email']>();
+  const passwordSet = isSetIn(view, 'email', 'password');
   return (
     <ChannelForm channel="email" view={view} t={t} form={form}>
       <Alert type="info" content={t('systemSetting.email.help')} style={{ marginBottom: 16 }} />
       <Row gutter={24}>
         <Col xs={24} md={12}>
-          <Form.Item label={t('systemSetting.email.host')} field="host">
+          <Form.Item
+            label={t('systemSetting.email.host')}
+            field="host"
+            rules={[{ required: true, message: t('systemSetting.email.host.required') }]}
+          >
             <Input maxLength={253} placeholder="smtp.example.com" autoComplete="off" />
           </Form.Item>
         </Col>
@@ -43,7 +48,14 @@ export default function EmailSettingsForm({ view, t }: { view: SystemSettingsVie
       </Row>
       <Row gutter={24}>
         <Col xs={24} md={12}>
-          <Form.Item label={t('systemSetting.email.account')} field="account">
+          <Form.Item
+            label={t('systemSetting.email.account')}
+            field="account"
+            rules={[
+              { required: true, message: t('systemSetting.email.account.required') },
+              { type: 'email', message: t('systemSetting.email.account.invalid') },
+            ]}
+          >
             <Input
               maxLength={254}
               placeholder={t('systemSetting.email.account.placeholder')}
@@ -63,8 +75,16 @@ export default function EmailSettingsForm({ view, t }: { view: SystemSettingsVie
             label={t('systemSetting.email.password')}
             field="password"
             extra={t('systemSetting.secretHelp')}
+            // Left empty, the save keeps the stored password: only a first save must bring one.
+            required={!passwordSet}
+            rules={[
+              {
+                validator: (v: string | undefined, cb) =>
+                  cb(!passwordSet && !v ? t('systemSetting.email.password.required') : undefined),
+              },
+            ]}
           >
-            <SecretInput isSet={isSetIn(view, 'email', 'password')} t={t} />
+            <SecretInput isSet={passwordSet} t={t} />
           </Form.Item>
         </Col>
       </Row>

@@ -75,6 +75,10 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'systemSetting.email.account.placeholder': 'name@example.com',
   'systemSetting.email.nickname': 'Sender name',
   'systemSetting.email.password': 'Password / app password',
+  'systemSetting.email.host.required': 'Please enter the SMTP host',
+  'systemSetting.email.account.required': 'Please enter the sender account',
+  'systemSetting.email.account.invalid': 'The sender account must be an email address',
+  'systemSetting.email.password.required': 'Please enter the password: none is stored yet',
   'systemSetting.wechat.help':
     'Official account template messages go to users who bound WeChat by scanning the QR code; the AppID and AppSecret are also used for the QR sign-in. Template fields: content (the message text), plus device, property, value and time.',
   'systemSetting.wechat.appid': 'AppID',

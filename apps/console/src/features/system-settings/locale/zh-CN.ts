@@ -68,6 +68,10 @@ const zhCN = {
   'systemSetting.email.account.placeholder': 'name@example.com',
   'systemSetting.email.nickname': '发件人名称',
   'systemSetting.email.password': '密码 / 授权码',
+  'systemSetting.email.host.required': '请输入 SMTP 服务器',
+  'systemSetting.email.account.required': '请输入发件账号',
+  'systemSetting.email.account.invalid': '发件账号须为邮箱地址',
+  'systemSetting.email.password.required': '请输入密码：尚未保存过密码',
   'systemSetting.wechat.help':
     '公众号模板消息发给已通过扫码绑定微信的用户；AppID 与 AppSecret 同时用于扫码登录。模板字段：content（消息正文），以及 device、property、value、time。',
   'systemSetting.wechat.appid': 'AppID',
