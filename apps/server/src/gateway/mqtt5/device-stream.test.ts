@@ -369,6 +369,24 @@ describe('CONNACKs before flushes', () => {
     auth.release();
   });
 
+  it('never holds what a device sends after it received its CONNACK', async () => {
+    const auth = slowAuth();
+    const target = await frontWith(60_000);
+    const slow = await RawMqtt.open(target, 4);
+    raws.push(slow);
+    slow.send(slow.connectPacket(device('slow-3')));
+    await eventually(async () => (auth.held() === 1 ? true : undefined));
+    const polite = await RawMqtt.open(target, 4);
+    raws.push(polite);
+    polite.send(polite.connectPacket(device('polite')));
+    await polite.next('connack');
+    polite.send(polite.publishPacket('p/1', 'after the CONNACK', 1));
+    // Well before the 60 s wait, with the other CONNECT still unanswered.
+    await polite.next('puback');
+    expect(slow.count('connack')).toBe(0);
+    auth.release();
+  });
+
   it('lets a flush in at once when no other CONNECT is waiting', async () => {
     const target = await frontWith(60_000);
     const fast = await flusher(target, 'alone');

@@ -87,6 +87,11 @@ export class DeviceStream extends Duplex {
     return this.scanner.level;
   }
 
+  /** Bytes that arrived after the CONNECT and wait for the CONNACK (0 once they flow). */
+  get heldBytes(): number {
+    return this.phase === 'held' ? this.pendingBytes : 0;
+  }
+
   /** The broker sent a CONNACK accepting the connection: the bytes held since the CONNECT flow on. */
   open(): void {
     if (this.phase !== 'held' || this.destroyed) return;

@@ -8,7 +8,7 @@ import { REASON } from './translate';
 import { type FrontStats, V5Connection } from './v5-connection';
 
 /** Longest an accepted connection's held packets wait for other connections' CONNACKs (see ConnectsFirst). */
-export const CONNECTS_FIRST_MAX_WAIT_MS = 2000;
+export const CONNECTS_FIRST_MAX_WAIT_MS = 5000;
 /** Accepted connections whose held packets are let in per turn of the event loop (see ConnectsFirst). */
 const RELEASE_PER_TURN = 8;
 
@@ -27,8 +27,9 @@ export interface ProtocolFrontOptions {
  * far longer than answering a CONNECT, so when the first accepted devices' messages were let in at once, the other
  * devices' CONNECTs waited behind them: CONNACKs came seconds late (bench:reconnect), devices time out and
  * reconnect, and the storm feeds itself. So:
- * - the held packets of an accepted connection wait while other CONNECTs are being answered, up to `maxWaitMs`
- *   (a CONNECT that hangs, or a never-ending stream of them, cannot hold anyone's messages longer);
+ * - the packets a device sent before its CONNACK wait while other CONNECTs are being answered, up to `maxWaitMs`
+ *   (a CONNECT that hangs, or a never-ending stream of them, cannot hold anyone's messages longer); what a device
+ *   sends after it received its CONNACK is never held;
  * - they are let in a few connections per turn of the event loop, so a CONNECT arriving meanwhile is read and
  *   answered between them instead of after all of them.
  */
@@ -51,8 +52,10 @@ class ConnectsFirst {
   answered(stream: DeviceStream, accepted: boolean): void {
     if (!this.connecting.delete(stream) && !accepted) return;
     if (accepted) {
-      if (this.connecting.size === 0 && this.ready.length === 0) {
+      // Nothing held (a device that waited for its CONNACK, as most do): nothing to hold back.
+      if (stream.heldBytes === 0 || (this.connecting.size === 0 && this.ready.length === 0)) {
         stream.open();
+        this.schedule();
         return;
       }
       this.ready.push({ stream, since: Date.now() });
