@@ -20,7 +20,6 @@ import {
   Tag,
 } from '@arco-design/web-react';
 import type { ReactNode } from 'react';
-import { Link } from 'react-router';
 import { RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
@@ -85,7 +84,7 @@ function OpsCard({
           {total !== undefined && total > 0 && <span className={styles.count}>{total}</span>}
         </span>
       }
-      extra={<Link to={more}>{t('ops.viewAll')}</Link>}
+      extra={<RowLink to={more}>{t('ops.viewAll')}</RowLink>}
     >
       {body}
     </Card>
@@ -116,11 +115,16 @@ export function AlertsBlock({ state }: { state: OpsState }) {
         </RowLink>
       ),
     },
-    { title: t('ops.alert.time'), dataIndex: 'raised_at', width: 160, render: (v: string) => formatTime(v) },
+    {
+      title: t('ops.alert.time'),
+      dataIndex: 'raised_at',
+      width: 170,
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
     {
       title: t('ops.actions'),
       dataIndex: 'id',
-      width: 100,
+      width: 120,
       render: (id: number, r) =>
         r.acknowledged_at ? (
           <Tag size="small" color="green">
@@ -301,8 +305,8 @@ export function OfflineBlock({ state }: { state: OpsState }) {
     {
       title: t('ops.offline.lastSeen'),
       dataIndex: 'last_seen',
-      width: 160,
-      render: (v: string | null) => formatTime(v),
+      width: 170,
+      render: (v: string | null) => <span className={styles.nowrap}>{formatTime(v)}</span>,
     },
   ];
   return (

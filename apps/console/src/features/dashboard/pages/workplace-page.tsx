@@ -75,22 +75,12 @@ export default function WorkplacePage() {
           <Divider />
           <TrendSection />
         </Card>
-        <Grid.Row gutter={16} className={styles.row} align="stretch">
-          <Grid.Col span={12}>
-            <AlertsBlock state={ops} />
-          </Grid.Col>
-          <Grid.Col span={12}>
-            <OtaBlock state={ops} />
-          </Grid.Col>
-        </Grid.Row>
-        <Grid.Row gutter={16} className={styles.row} align="stretch">
-          <Grid.Col span={12}>
-            <SimBlock state={ops} />
-          </Grid.Col>
-          <Grid.Col span={12}>
-            <OfflineBlock state={ops} />
-          </Grid.Col>
-        </Grid.Row>
+        <div className={styles.ops}>
+          <AlertsBlock state={ops} />
+          <OtaBlock state={ops} />
+          <SimBlock state={ops} />
+          <OfflineBlock state={ops} />
+        </div>
         <Grid.Row gutter={16} className={styles.row} align="stretch">
           <Grid.Col span={12}>
             <DonutCard
