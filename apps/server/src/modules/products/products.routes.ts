@@ -64,7 +64,10 @@ export async function productsRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags,
-        summary: 'A product with its properties and registration secret',
+        summary:
+          'A product with its properties: in full (registration secret, platform and default configuration; access ' +
+          'manage) for its owner and admins, read-only without them (access view) for a user who may view a device ' +
+          'of it, 10107 for anyone else',
         params: productKeyParams,
         response: responses(productDetail, ...SIGNED_IN),
       },
