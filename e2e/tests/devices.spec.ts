@@ -16,8 +16,19 @@ async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }
 
+/** What the product calls the properties devsim reports: the list and its export use these words and units. */
+const PROPERTIES = [
+  { key: 'temperature', name: '温度', name_us: 'Temperature', unit: '°C' },
+  { key: 'humidity', name: '湿度', name_us: 'Humidity', unit: '%' },
+];
+
 async function newProduct(token: string, name: string): Promise<string> {
-  const r = await api<{ product_key: string }>('POST', '/api/products', { name }, token);
+  const r = await api<{ product_key: string }>(
+    'POST',
+    '/api/products',
+    { name, properties: PROPERTIES },
+    token,
+  );
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.data.product_key;
 }
@@ -60,6 +71,10 @@ test('create devices in the UI, see them come online live, import a spreadsheet,
   await signIn(page, user.username, user.password);
   await page.goto('/device/create');
   await chooseProduct(page, `Boiler DTU ${user.username}`);
+  // A bad SN is named by its line before anything is sent (not "10113 · form error").
+  await page.getByPlaceholder('每行一个序列号，最多 1000 个').fill(`${sn1}\nbad sn`);
+  await page.getByRole('button', { name: '添加', exact: true }).click();
+  await expect(page.getByText(/1 行序列号格式不正确：第 2 行“bad sn”/)).toBeVisible();
   await page.getByPlaceholder('每行一个序列号，最多 1000 个').fill([sn1, sn2, taken, foreign].join('\n'));
   await expect(page.getByText('4 个序列号')).toBeVisible();
   await page.getByRole('button', { name: '添加', exact: true }).click();
@@ -98,7 +113,8 @@ test('create devices in the UI, see them come online live, import a spreadsheet,
     await fleet.start();
     await expect(rowOf(page, sn1).getByText('在线')).toBeVisible({ timeout: 20_000 });
     await expect(rowOf(page, sn2).getByText('在线')).toBeVisible();
-    await expect(rowOf(page, sn1).getByText(/temperature=/)).toBeVisible({ timeout: 20_000 });
+    // Latest data in the product's words and units, not `temperature=21.5`.
+    await expect(rowOf(page, sn1).getByText(/温度 -?[\d.]+ °C/)).toBeVisible({ timeout: 20_000 });
     await expect(page.getByText('实时更新中')).toBeVisible();
 
     // Column picker: the choice survives a reload.
@@ -121,7 +137,14 @@ test('create devices in the UI, see them come online live, import a spreadsheet,
     const csv = readFileSync(await file.path(), 'utf8');
     expect(csv.charCodeAt(0)).toBe(0xfeff);
     expect(csv).toContain(sn1);
-    expect(csv.split('\r\n')[0]).toContain('序列号');
+    const [header, ...lines] = csv.slice(1).split('\r\n');
+    expect(header).toContain('序列号');
+    // One column per property, named with its unit; the values are bare numbers (not quoted, no formula guard).
+    const columns = header!.split(',');
+    const temp = columns.indexOf('温度 (°C)');
+    expect(temp, header).toBeGreaterThan(-1);
+    const row = lines.find((l) => l.startsWith(`${sn1},`))!.split(',');
+    expect(row[temp]).toMatch(/^-?\d+(\.\d+)?$/);
   } finally {
     await fleet.stop();
   }
@@ -150,6 +173,10 @@ test('create devices in the UI, see them come online live, import a spreadsheet,
   ).toBeVisible();
   await expect(
     importResult.locator('tr', { hasText: 'bad/sn' }).getByText('无效', { exact: true }),
+  ).toBeVisible();
+  // Which line broke which rule, in the user's language (not "10113 · sn: sn_rule").
+  await expect(
+    importResult.locator('tr', { hasText: 'bad/sn' }).getByText(/^第 4 行：序列号只能由字母、数字/),
   ).toBeVisible();
   await page.locator('.arco-tabs-content-item-active .arco-checkbox').click();
   await page.locator('input[type=file]').setInputFiles({
@@ -264,14 +291,16 @@ screenshotRun?.('screenshots of the device pages', async ({ browser }) => {
       await expect(rowOf(page, sns[0]!).locator('.arco-badge-status-success')).toBeVisible({
         timeout: 20_000,
       });
-      await expect(rowOf(page, sns[0]!).getByText(/temperature=/)).toBeVisible({ timeout: 20_000 });
+      await expect(rowOf(page, sns[0]!).getByText(lang === 'zh-CN' ? /温度 / : /Temperature /)).toBeVisible({
+        timeout: 20_000,
+      });
       await shot(page, `device-list-${tag}`);
       await page.goto('/device/create');
       await chooseProduct(page, 'Boiler DTU');
       await page
         .locator('.arco-tabs-content-item-active textarea')
         .first()
-        .fill(`${sns[0]}\nBLR-${tag.toUpperCase()}-0100\nBLR-${tag.toUpperCase()}-0101\nbad/sn`);
+        .fill(`${sns[0]}\nBLR-${tag.toUpperCase()}-0100\nBLR-${tag.toUpperCase()}-0101`);
       await page.locator('button[type=submit]').click();
       await expect(page.locator('.arco-alert')).toBeVisible();
       await page.locator('.arco-tabs-content-item-active .arco-table-tr').last().scrollIntoViewIfNeeded();
