@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run demo`: a living console in one command. Builds if needed, starts the server on the embedded defaults
 // (DATA_DIR ./data-demo, port 8080, a fixed admin password), makes sure the demo product "DTU-4G 演示" exists, and
-// runs a devsim fleet of 50 devices reporting temperature, humidity and signal, some going offline and back.
+// runs a devsim fleet of 50 devices reporting temperature, humidity and signal, some going offline and back, with
+// alert triggers on three of them (weak signal) so the Workplace and the message box have something to show.
 // Ctrl-C stops the fleet, then the server. Environment: PORT, MQTT_PORT, DATA_DIR, DEMO_DEVICES,
 // CELLHUB_ADMIN_PASSWORD, LOG_LEVEL.
 import { spawn, spawnSync } from 'node:child_process';
@@ -264,6 +265,30 @@ devsim = run(
 void devsim.exited.then((code) => {
   if (!stopping) say(`the device simulator exited (${code}); the server keeps running (Ctrl-C to stop)`);
 });
+
+// Alert triggers on a few fleet devices (once they exist): weak signal raises alerts now and then, so the Workplace
+// lists active alerts and the bell's message box gets messages (docs/inbox.md).
+void (async () => {
+  const sns = ['DEMO000001', 'DEMO000002', 'DEMO000003'];
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const existing = await api(base, 'GET', '/api/alert/triggers?per_page=100', undefined, token);
+    for (const sn of sns) {
+      const name = `信号弱 ${sn}`;
+      if (existing.some((tr) => tr.name === name)) continue;
+      for (let i = 0; ; i++) {
+        const found = await api(base, 'GET', `/api/devices?keyword=${sn}`, undefined, token);
+        if (found.some((d) => d.sn === sn)) break;
+        if (i > 120 || stopping) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      await api(base, 'POST', '/api/alert/triggers', { name, type: 3, sn, key: 'rssi', a: -75 }, token);
+    }
+    say(`alert triggers: rssi < -75 on ${sns.join(', ')}`);
+  } catch (err) {
+    say(`could not create the demo alert triggers: ${err.message}`);
+  }
+})();
 
 say('');
 say(`console:  http://localhost:${PORT}   user admin   password ${PASSWORD}`);
