@@ -6,20 +6,23 @@
 // and a device detail: requests and compressed bytes (gz and br copies the build wrote) before the content shows,
 // and the median time to content at 1x and 4x CPU. Targets (issue 13): <= 300 KB compressed JS and <= 20
 // requests before the content, content within 2 s at 4x. Prints the load average (the machine may be shared).
-// Options: --runs N (default 7), --no-build (reuse apps/console/dist and apps/server/dist).
+// Options: --runs N (default 7), --no-build (reuse apps/console/dist and apps/server/dist), --dist DIR.
 import { spawn, spawnSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join, normalize } from 'node:path';
+import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = join(root, 'apps/console/dist');
 const argv = process.argv.slice(2);
+// --dist DIR: a console built elsewhere (with --no-build), e.g. while others rebuild apps/console/dist.
+const dist = argv.includes('--dist')
+  ? resolve(argv[argv.indexOf('--dist') + 1])
+  : join(root, 'apps/console/dist');
 const runs = Number(argv[argv.indexOf('--runs') + 1]) || 7;
 const TARGET = { js: 130 * 1024, css: 20 * 1024, ms4x: 1200 };
 
@@ -158,6 +161,7 @@ const child = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], 
   env: {
     ...process.env,
     DATA_DIR: dataDir,
+    CONSOLE_DIST: dist,
     DATABASE_URL: 'memory://',
     PORT: String(port),
     HOST: '127.0.0.1',
