@@ -178,8 +178,9 @@ function ImportForm({ t }: { t: Translate }) {
             <Upload
               accept=".csv,.xlsx"
               autoUpload={false}
-              // The file is read on submit: no "start upload" (play) icon beside it.
+              // The file is read on submit: no "start upload" (play) icon or progress ring beside it.
               showUploadList={{ startIcon: null }}
+              progressProps={{ style: { display: 'none' } }}
               fileList={files}
               onChange={(list) => {
                 setFiles(list.slice(-1));
