@@ -44,11 +44,20 @@ interface Entry {
   at: number;
 }
 
+/** How long after its `ttlMs` a device's entry may still answer a connect while it is reloaded (see `get`). */
+export const AUTH_STALE_MS = 24 * 3600_000;
+
 /**
  * Decrypted device auth data, so 10,000 devices reconnecting at once do not each cost a query and a decryption.
  * A Map keeps insertion order, which makes it an LRU when hits re-insert. Entries expire so that changes made by
  * another instance take effect within `ttlMs`; changes on this instance invalidate at once. Unknown serial numbers
  * are cached briefly too, so a flood of bogus connects does not turn into a flood of queries.
+ *
+ * An expired entry of a known device is still used for up to `staleMs`, and reloaded behind it: a DTU connected
+ * for hours that comes back from a coverage gap gets its CONNACK without waiting for a query, which on a busy
+ * database queues behind the writes of everything being stored (the CONNACK came 1.5-3 s late, issue 12). When
+ * the reload finds the device deleted, disabled or with another secret (changed on another instance), the
+ * connection it let in is closed.
  */
 export class DeviceAuthCache {
   private entries = new Map<string, Entry>();
@@ -56,13 +65,14 @@ export class DeviceAuthCache {
   /** Loads of serial numbers; an Error is a secret that could not be decrypted (it fails its own connect). */
   private readonly loads: BatchQueue<string, DeviceAuthData | Error | undefined>;
   /** Queries run, for tests and benchmarks: a connect storm should cost few. */
-  readonly stats = { queries: 0, loaded: 0 };
+  readonly stats = { queries: 0, loaded: 0, revalidations: 0 };
 
   constructor(
     private readonly deps: Deps,
     private readonly capacity = 20_000,
     private readonly ttlMs = 5 * 60_000,
     private readonly negativeTtlMs = 5_000,
+    private readonly staleMs = AUTH_STALE_MS,
   ) {
     this.loads = new BatchQueue<string, DeviceAuthData | Error | undefined>({
       name: 'device auth',
@@ -86,25 +96,68 @@ export class DeviceAuthCache {
   async get(sn: string): Promise<DeviceAuthData | undefined> {
     const now = Date.now();
     const hit = this.entries.get(sn);
-    if (hit && now - hit.at < (hit.data ? this.ttlMs : this.negativeTtlMs)) {
-      this.entries.delete(sn);
-      this.entries.set(sn, hit);
-      return hit.data;
+    if (hit) {
+      const age = now - hit.at;
+      const fresh = age < (hit.data ? this.ttlMs : this.negativeTtlMs);
+      if (fresh || (hit.data && age < this.staleMs)) {
+        this.entries.delete(sn);
+        this.entries.set(sn, hit);
+        if (!fresh) this.revalidate(sn, hit.data!);
+        return hit.data;
+      }
     }
+    const data = await this.loadOnce(sn);
+    this.store(sn, data, now);
+    return data;
+  }
+
+  /** One load per serial number at a time: callers asking meanwhile share it. */
+  private loadOnce(sn: string): Promise<DeviceAuthData | undefined> {
     let pending = this.loading.get(sn);
     if (!pending) {
       pending = this.load(sn).finally(() => this.loading.delete(sn));
       this.loading.set(sn, pending);
     }
-    const data = await pending;
+    return pending;
+  }
+
+  private store(sn: string, data: DeviceAuthData | undefined, at: number): void {
     this.entries.delete(sn);
-    this.entries.set(sn, { data, at: now });
+    this.entries.set(sn, { data, at });
     while (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value;
       if (oldest === undefined) break;
       this.entries.delete(oldest);
     }
-    return data;
+  }
+
+  /**
+   * Reloads an expired entry that was just used. Whatever it let in is closed if the device is gone, disabled or
+   * has another secret now; a failed reload keeps the entry (the next use tries again).
+   */
+  private revalidate(sn: string, used: DeviceAuthData): void {
+    if (this.loading.has(sn)) return;
+    const at = Date.now();
+    this.stats.revalidations++;
+    this.loadOnce(sn).then(
+      (data) => {
+        // Invalidated meanwhile (a change on this instance): that change decides, not this older read.
+        if (this.entries.get(sn)?.data !== used) return;
+        this.store(sn, data, at);
+        // Only what the used entry let in can have to be closed.
+        const reason = used.disabled
+          ? undefined
+          : !data
+            ? 'deleted'
+            : data.disabled
+              ? 'disabled'
+              : data.secret !== used.secret
+                ? 'secret changed'
+                : undefined;
+        if (reason) this.deps.link.kick(sn, reason);
+      },
+      () => undefined,
+    );
   }
 
   invalidate(sn: string): void {
