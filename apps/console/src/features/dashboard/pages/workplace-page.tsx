@@ -4,6 +4,7 @@ import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useUserInfo } from '../../../lib/user';
 import { useOverview, useWorkplace } from '../api';
+import { useLiveWorkplace } from '../live-workplace';
 import DonutCard from '../components/donut-card';
 import { AlertsBlock, OfflineBlock, OtaBlock, SimBlock } from '../components/ops-cards';
 import OverviewStats from '../components/overview-stats';
@@ -19,6 +20,7 @@ export default function WorkplacePage() {
 
   const { data: overview } = useOverview();
   const workplace = useWorkplace();
+  useLiveWorkplace();
   const ops = {
     data: workplace.data,
     isLoading: workplace.isLoading,
