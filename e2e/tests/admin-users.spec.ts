@@ -49,3 +49,43 @@ test('admin disables a user (token refused, sign-in says disabled) and enables t
   await adminPage.close();
   await userPage.close();
 });
+
+test('admin opens an account with a generated password, the user signs in with it, and a role change counts', async ({
+  browser,
+}) => {
+  const username = `opened_${Date.now().toString(36)}`;
+  const adminPage = await browser.newPage();
+  await signIn(adminPage, admin.username, admin.password);
+  await adminPage.goto('/system/users');
+  await adminPage.getByRole('button', { name: '新建用户' }).click();
+  await adminPage.getByTestId('user-username').fill(username);
+  await adminPage.getByRole('dialog').getByRole('button', { name: '确定' }).click();
+  // The generated password is shown once, after the account exists.
+  const shown = adminPage.getByTestId('issued-password');
+  await expect(shown).toBeVisible();
+  const password = (await shown.textContent()) ?? '';
+  expect(password).toMatch(/^(?=.*\d)(?=.*[a-z])(?=.*[A-Z])\S{6,64}$/);
+  await adminPage.getByRole('button', { name: '我已保存' }).click();
+  await expect(shown).toBeHidden();
+
+  const userPage = await browser.newPage();
+  await signIn(userPage, username, password);
+  await userPage.goto('/system/users');
+  await expect(userPage).not.toHaveURL(/\/system\/users$/);
+
+  // Edit: role and contact fields.
+  const row = await userRow(adminPage, username);
+  await row.getByRole('button', { name: '编辑' }).click();
+  const dialog = adminPage.getByRole('dialog');
+  await dialog.getByText('管理员', { exact: true }).click();
+  await dialog.getByTestId('user-phone').fill('13900007777');
+  await dialog.getByRole('button', { name: '确定' }).click();
+  await expect(row.getByText('管理员')).toBeVisible();
+  await expect(row.getByText('13900007777')).toBeVisible();
+
+  // The user's open session now has the admin role.
+  await userPage.goto('/system/users');
+  await expect(userPage.getByRole('button', { name: '新建用户' })).toBeVisible();
+  await adminPage.close();
+  await userPage.close();
+});
