@@ -678,6 +678,36 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { query: { range: '8' } },
   },
+  {
+    method: 'GET',
+    path: '/api/dashboard/workplace',
+    url: '/api/dashboard/workplace',
+    auth: 'user',
+    bad: { query: { since: 'yesterday' } },
+  },
+  // message box (docs/inbox.md)
+  {
+    method: 'GET',
+    path: '/api/inbox',
+    url: '/api/inbox',
+    auth: 'user',
+    bad: { query: { category: 'mail' } },
+  },
+  { method: 'GET', path: '/api/inbox/unread', url: '/api/inbox/unread', auth: 'user' },
+  {
+    method: 'POST',
+    path: '/api/inbox/{id}/read',
+    url: '/api/inbox/999/read',
+    auth: 'user',
+    bad: { url: '/api/inbox/x/read' },
+  },
+  {
+    method: 'POST',
+    path: '/api/inbox/read',
+    url: '/api/inbox/read',
+    auth: 'user',
+    bad: { payload: { ids: [] } },
+  },
   // alerts (docs/alerts.md)
   {
     method: 'GET',
