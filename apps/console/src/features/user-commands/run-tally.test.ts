@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseCommandData } from './command-value';
+import { normaliseCommandData } from '../../lib/command-value';
 import { describeTally, tallyRun } from './run-tally';
 import en from './locale/en-US';
 import zh from './locale/zh-CN';

@@ -7,7 +7,7 @@ import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { useSaveUserCommand, useUserCommand } from '../api';
-import { normaliseCommandData } from '../command-value';
+import { normaliseCommandData } from '../../../lib/command-value';
 import locale from '../locale';
 import styles from '../../../components/run-page.module.css';
 import { recordState, isRecordId } from '../../../components/result-page/result-page';

@@ -117,4 +117,18 @@ describe('commands panel', () => {
       ttl_seconds: 7200,
     });
   });
+
+  it('takes hex written in bytes ("a1 b2") and sends it without the blanks; 0x is still refused', async () => {
+    const post = vi.spyOn(http, 'post').mockResolvedValue(command('replied', 8));
+    renderPanel([]);
+    fireEvent.change(screen.getByTestId('command-data'), { target: { value: 'a1 b2  0C' } });
+    await act(async () => fireEvent.click(screen.getByTestId('command-send')));
+    await waitFor(() => expect(post).toHaveBeenCalledTimes(1));
+    expect(post.mock.calls[0]![1]).toEqual({ type: 'hex', data: 'a1b20C' });
+
+    fireEvent.change(screen.getByTestId('command-data'), { target: { value: '0x a1' } });
+    await act(async () => fireEvent.click(screen.getByTestId('command-send')));
+    expect(await screen.findByText(/0x/)).toBeTruthy();
+    expect(post).toHaveBeenCalledTimes(1);
+  });
 });

@@ -28,6 +28,7 @@ import { ApiError } from '../../../../lib/request';
 import { toast } from '../../../../lib/toast';
 import { useCancelCommand, useCommands, useSendCommand } from '../../detail-api';
 import locale from '../../locale/detail-index';
+import { normaliseCommandData } from '../../../../lib/command-value';
 import { COMMAND_MAX_LENGTH, commandDataError } from './command-data';
 import styles from './detail.module.css';
 
@@ -82,7 +83,7 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
     try {
       const sent = await send.mutateAsync({
         type: values.type,
-        data: values.data,
+        data: normaliseCommandData(values.type, values.data) ?? '',
         ...(values.offline === 'queue'
           ? { offline: 'queue' as const, ttl_seconds: Math.round(values.ttl_hours * 3600) }
           : {}),
@@ -139,10 +140,8 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
             rules={[
               {
                 validator: (value: string | undefined, cb) => {
-                  const err = commandDataError(
-                    (form.getFieldValue('type') as CommandType | undefined) ?? 'hex',
-                    value,
-                  );
+                  const kind = (form.getFieldValue('type') as CommandType | undefined) ?? 'hex';
+                  const err = commandDataError(kind, normaliseCommandData(kind, value));
                   cb(err ? t(err, { max: COMMAND_MAX_LENGTH }) : undefined);
                 },
               },
