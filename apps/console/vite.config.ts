@@ -36,9 +36,14 @@ function specifiers(list: string): { name: string; local: string; type: boolean 
  * Type-only specifiers stay on the barrel (erased later). The rewritten lines keep their line count.
  */
 export function arcoStylePerComponent(): Plugin {
+  // The dev server pre-bundles the barrel once; deep imports there would only add pre-bundling work.
+  let build = true;
   return {
     name: 'cellhub:arco-style-per-component',
     enforce: 'pre',
+    configResolved(config) {
+      build = config.command === 'build';
+    },
     transform(code, id) {
       if (id.includes('/node_modules/') || !/\.[cm]?[jt]sx?$/.test(id.split('?')[0] ?? '')) return null;
       if (!code.includes('@arco-design/web-react')) return null;
@@ -50,9 +55,10 @@ export function arcoStylePerComponent(): Plugin {
           const specs = specifiers(list);
           const types = specs.filter((x) => x.type);
           const values = specs.filter((x) => !x.type);
+          if (!icon) values.forEach((x) => names.add(x.name));
+          if (!build) return whole;
           const barrel = icon ? '@arco-design/web-react/icon' : '@arco-design/web-react';
           const lines = values.map((x) => {
-            if (!icon) names.add(x.name);
             const file = icon
               ? `@arco-design/web-react/icon/react-icon/${x.name}/index.js`
               : `@arco-design/web-react/es/${x.name}/index.js`;

@@ -26,6 +26,16 @@ describe('arcoStylePerComponent', () => {
     expect(out.split('\n')[7]).toBe('export const x = [Button, In, IconPlus];');
   });
 
+  it('only adds the stylesheets on the dev server, which pre-bundles the barrel', () => {
+    const plugin = arcoStylePerComponent();
+    (plugin.configResolved as unknown as (c: { command: string }) => void)({ command: 'serve' });
+    const devTransform = plugin.transform as unknown as Transform;
+    const code = "import { Button } from '@arco-design/web-react';\nexport const x = Button;";
+    const out = devTransform(code, '/app/src/page.tsx')!.code;
+    expect(out.startsWith(code)).toBe(true);
+    expect(out).toContain("import '@arco-design/web-react/es/Button/style/css.js';");
+  });
+
   it('leaves node_modules and files without Arco alone', () => {
     expect(
       transform("import { Button } from '@arco-design/web-react';", '/x/node_modules/y/a.js'),
