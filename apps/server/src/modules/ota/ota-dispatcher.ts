@@ -35,6 +35,8 @@ export interface OtaDispatcherOptions {
 export interface OtaDispatcherStats {
   /** Claim rounds (each looks at every running task). */
   claimRounds: number;
+  /** Housekeeping sweeps (plan times, timeouts, orphaned sends) that ran to their end. */
+  sweeps: number;
   dispatched: number;
   published: number;
   publishFailed: number;
@@ -59,6 +61,8 @@ const PUBLISHERS = 4;
 interface DispatchJob {
   task: OtaTaskRow;
   batch: DispatchRow[];
+  /** The `dispatched_at` its claim wrote: the lease a release checks is still this claim's. */
+  at: Date;
 }
 
 interface Candidate {
@@ -84,6 +88,7 @@ interface Candidate {
 export class OtaDispatcher {
   readonly stats: OtaDispatcherStats = {
     claimRounds: 0,
+    sweeps: 0,
     dispatched: 0,
     published: 0,
     publishFailed: 0,
@@ -98,6 +103,12 @@ export class OtaDispatcher {
   /** A device came online since the last claim: look at rows waiting for their device. */
   private lookOffline = true;
   private lastOfflineLook = 0;
+  /**
+   * Rows this instance committed as dispatched and is about to publish or publishing, until the publish is
+   * marked or times out: the unsent sweep leaves them alone, whatever `republishAfterMs` is (a slow publish of a
+   * busy instance is not an orphan). Another instance's sweep only sees their lease.
+   */
+  private readonly publishing = new Set<number>();
 
   constructor(
     private readonly deps: Deps,
@@ -189,6 +200,7 @@ export class OtaDispatcher {
     // A start, a retry that became due or an attempt that ended: the dispatcher has work now.
     if (started.length > 0 || timedOut > 0) this.worker.wake();
     await this.republishUnsent(now);
+    this.stats.sweeps++;
   }
 
   /**
@@ -197,7 +209,6 @@ export class OtaDispatcher {
    */
   private async claimBatches(limit: number): Promise<DispatchJob[]> {
     this.stats.claimRounds++;
-    const now = this.deps.now();
     // Rows waiting for their device are looked at when a device came online, and every 5 s in case the event was
     // missed (it came to another instance whose NOTIFY was lost).
     const lookOffline = this.lookOffline || Date.now() - this.lastOfflineLook > 5000;
@@ -208,13 +219,20 @@ export class OtaDispatcher {
       .from(otaTasks)
       .where(eq(otaTasks.status, 'running'));
     const jobs: DispatchJob[] = [];
-    for (const { id } of running) {
-      for (let round = 0; round < 100 && jobs.length < limit && !this.closed; round++) {
-        const step = await this.manage(id, now, lookOffline);
-        if (step.job) jobs.push(step.job);
-        if (!step.more) break;
+    try {
+      for (const { id } of running) {
+        for (let round = 0; round < 100 && jobs.length < limit && !this.closed; round++) {
+          // Each step's own clock: a slow round must not start the lease of its later batches in the past.
+          const step = await this.manage(id, this.deps.now(), lookOffline);
+          if (step.job) jobs.push(step.job);
+          if (!step.more) break;
+        }
+        if (jobs.length >= limit) break;
       }
-      if (jobs.length >= limit) break;
+    } catch (err) {
+      // Batches already committed are published now rather than left to the sweep.
+      if (jobs.length === 0) throw err;
+      this.deps.log.warn({ err }, 'ota: claim round failed; publishing what it committed');
     }
     return jobs;
   }
@@ -229,24 +247,36 @@ export class OtaDispatcher {
     now: Date,
     lookOffline: boolean,
   ): Promise<{ more: boolean; job?: DispatchJob }> {
-    const outcome = await this.deps.db.transaction(async (tx) => {
-      const [task] = await tx
-        .select()
-        .from(otaTasks)
-        .where(and(eq(otaTasks.id, taskId), eq(otaTasks.status, 'running')))
-        .for('update', { skipLocked: true });
-      if (!task) return { more: false, changed: false, batch: [] as DispatchRow[], task: undefined };
-      const step = await stepTask(tx, task, now);
-      if (step.kind === 'again') return { more: true, changed: true, batch: [], task };
-      if (step.kind === 'stop') return { more: false, changed: step.changed, batch: [], task };
-      if (step.slots <= 0) return { more: false, changed: false, batch: [], task };
-      const limit = Math.min(step.slots, this.options.batchSize);
-      const batch = await this.claim(tx, task, step.wave, limit, now, lookOffline);
-      return { more: batch.claimed === limit, changed: batch.claimed > 0, batch: batch.dispatch, task };
-    });
+    // The batch is registered as being published before its transaction commits (its rows are locked until then),
+    // so the unsent sweep can never see it committed and not registered.
+    let claimed: DispatchRow[] = [];
+    const outcome = await this.deps.db
+      .transaction(async (tx) => {
+        const [task] = await tx
+          .select()
+          .from(otaTasks)
+          .where(and(eq(otaTasks.id, taskId), eq(otaTasks.status, 'running')))
+          .for('update', { skipLocked: true });
+        if (!task) return { more: false, changed: false, batch: [] as DispatchRow[], task: undefined };
+        const step = await stepTask(tx, task, now);
+        if (step.kind === 'again') return { more: true, changed: true, batch: [], task };
+        if (step.kind === 'stop') return { more: false, changed: step.changed, batch: [], task };
+        if (step.slots <= 0) return { more: false, changed: false, batch: [], task };
+        const limit = Math.min(step.slots, this.options.batchSize);
+        const batch = await this.claim(tx, task, step.wave, limit, now, lookOffline);
+        claimed = batch.dispatch;
+        for (const r of claimed) this.publishing.add(r.id);
+        return { more: batch.claimed === limit, changed: batch.claimed > 0, batch: batch.dispatch, task };
+      })
+      .catch((err: unknown) => {
+        for (const r of claimed) this.publishing.delete(r.id);
+        throw err;
+      });
     if (outcome.changed) this.taskChanged(taskId);
     const job =
-      outcome.task && outcome.batch.length > 0 ? { task: outcome.task, batch: outcome.batch } : undefined;
+      outcome.task && outcome.batch.length > 0
+        ? { task: outcome.task, batch: outcome.batch, at: now }
+        : undefined;
     return { more: outcome.more, job };
   }
 
@@ -392,6 +422,7 @@ export class OtaDispatcher {
    * time leaves it unmarked for the unsent sweep: one stuck publish must not hold a publishing slot for long.
    */
   private async publish(task: TaskInfo, batch: DispatchRow[]): Promise<void> {
+    for (const r of batch) this.publishing.add(r.id);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.options.publishTimeoutMs);
@@ -410,6 +441,8 @@ export class OtaDispatcher {
       this.stats.publishFailed += result.failed;
     } finally {
       clearTimeout(timer);
+      // Marked, or timed out: a row still unmarked is the sweep's now (docs/ota.md, publish timeout).
+      for (const r of batch) this.publishing.delete(r.id);
     }
   }
 
@@ -418,15 +451,25 @@ export class OtaDispatcher {
    * with their attempt uncounted, rather than wait for the unsent sweep of another instance.
    */
   private async release(jobs: readonly DispatchJob[]): Promise<void> {
-    const ids = jobs.flatMap((j) => j.batch.map((r) => r.upgradeId));
     const now = this.deps.now();
-    const back = rowsOf<{ id: number }>(
-      await this.deps.db.execute(sql`
-        update ota_devices set phase = 'pending', attempts = attempts - 1, upgrade_id = null, dispatched_at = null,
-          deadline_at = null, updatedat = ${ts(now)}
-        where upgrade_id = any(${sql.param(ids)}::text[]) and phase = 'dispatched' and sent_at is null
-        returning id`),
-    ).length;
+    let back = 0;
+    try {
+      for (const job of jobs) {
+        const ids = job.batch.map((r) => r.upgradeId);
+        // Still this claim's lease: a row another instance's sweep took over (and published) keeps its attempt,
+        // or the next dispatch would reuse its upgrade id for a new send.
+        back += rowsOf<{ id: number }>(
+          await this.deps.db.execute(sql`
+            update ota_devices set phase = 'pending', attempts = attempts - 1, upgrade_id = null,
+              dispatched_at = null, deadline_at = null, updatedat = ${ts(now)}
+            where upgrade_id = any(${sql.param(ids)}::text[]) and phase = 'dispatched' and sent_at is null
+              and dispatched_at = ${ts(job.at)}
+            returning id`),
+        ).length;
+      }
+    } finally {
+      for (const job of jobs) for (const r of job.batch) this.publishing.delete(r.id);
+    }
     this.stats.released += back;
     this.stats.dispatched -= back;
     for (const taskId of new Set(jobs.map((j) => j.task.id))) this.taskChanged(taskId);
@@ -439,7 +482,7 @@ export class OtaDispatcher {
   private async republishUnsent(now: Date): Promise<void> {
     const stale = new Date(now.getTime() - this.options.republishAfterMs);
     const claimed = await this.deps.db.transaction(async (tx) => {
-      const rows = rowsOf<{
+      const found = rowsOf<{
         id: number;
         task_id: number;
         sn: string;
@@ -450,9 +493,13 @@ export class OtaDispatcher {
         await tx.execute(sql`
           select r.id, r.task_id, r.sn, r.product_key, r.attempts, r.upgrade_id from ota_devices r
           where r.phase = 'dispatched' and r.sent_at is null and r.dispatched_at <= ${ts(stale)}
+            and r.id <> all(${sql.param([...this.publishing])}::int[])
           order by r.id limit ${this.options.batchSize}
           for update of r skip locked`),
       );
+      // Checked again once the rows are read: a batch whose claim committed while this statement was on its way
+      // was registered before that commit.
+      const rows = found.filter((r) => !this.publishing.has(r.id));
       if (rows.length === 0) return [];
       await tx.execute(sql`
         update ota_devices set dispatched_at = ${ts(now)}, updatedat = ${ts(now)}

@@ -266,6 +266,55 @@ describe('devices that are offline, silent or failing', () => {
   });
 });
 
+describe('publishing', () => {
+  it('does not publish again a send whose publish is slower than republishAfterMs but not timed out', async () => {
+    const sns = ['OTA-E50', 'OTA-E51', 'OTA-E52'];
+    const devs = await devicesOnline(sns);
+    // The broker takes the upgrades only when the test lets it (a busy instance): the sweep of unsent sends runs
+    // meanwhile with a lease far shorter than the publish; the publish timeout (10 s) is not reached.
+    const link = t.app.deps.link;
+    const send = link.send;
+    const held: (() => void)[] = [];
+    link.send = (productKey, sn, kind, payload) =>
+      kind === 'ota'
+        ? new Promise<void>((resolve, reject) => {
+            held.push(() => void send.call(link, productKey, sn, kind, payload).then(resolve, reject));
+          })
+        : send.call(link, productKey, sn, kind, payload);
+    const options = t.app.ota.options;
+    const republishAfterMs = options.republishAfterMs;
+    options.republishAfterMs = 50;
+    const before = t.app.ota.stats.republished;
+    try {
+      const task = await createTask(t, a.token, {
+        name: 'slow publish',
+        product_key: fx.productKey,
+        version_id: fx.versionId,
+        targets: pick(sns),
+      });
+      await act(t, a.token, task.id, 'start');
+      await eventually(async () => (held.length === 3 ? true : undefined));
+      // Two whole sweeps after the three were committed, their lease long run out: neither publishes them.
+      const sweeps = t.app.ota.stats.sweeps;
+      await eventually(
+        async () => (t.app.ota.stats.sweeps >= sweeps + 2 || held.length > 3 ? true : undefined),
+        15_000,
+      );
+      expect(held).toHaveLength(3);
+      for (const go of held.splice(0)) go();
+      const done = await taskUntil(t, a.token, task.id, (d) => d.status === 'done');
+      expect(done.success_count).toBe(3);
+      expect(t.app.ota.stats.republished - before).toBe(0);
+      expect(held).toHaveLength(0);
+      for (const d of devs) expect(d.commands, d.sn).toHaveLength(1);
+    } finally {
+      link.send = send;
+      options.republishAfterMs = republishAfterMs;
+      for (const go of held.splice(0)) go();
+    }
+  });
+});
+
 describe('rollout policy', () => {
   it('pauses the task when failures reach the threshold, and counts anew after a resume', async () => {
     const sns = range(10, 15);

@@ -65,6 +65,13 @@ describe(`restart in the middle of a rollout (${onPostgres ? 'PostgreSQL' : 'PGl
       await eventually(async () =>
         devs.filter((d) => d.commands.length > 0).length === 15 ? true : undefined,
       );
+      // The ten in flight have said they accepted it (status 5, stored) before their connections go: a device
+      // that reconnects before saying anything about its upgrade is sent it again (docs/ota.md, device side),
+      // which would be a second command here whenever an accept was still on its way at the stop.
+      await eventually(async () => {
+        const open = (await taskDevices(first!, admin, task.id)).filter((r) => r.phase === 'dispatched');
+        return open.length === 10 && open.every((r) => r.status === 5) ? true : undefined;
+      }, 15_000);
       // Stop the first instance mid-rollout: its devices lose their broker, its engine stops.
       for (const d of devs) await d.disconnect();
       await first.app.ota.close();
