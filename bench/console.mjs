@@ -6,7 +6,8 @@
 // and a device detail: requests and compressed bytes (gz and br copies the build wrote) before the content shows,
 // and the median time to content at 1x and 4x CPU. Targets (issue 13): <= 300 KB compressed JS and <= 20
 // requests before the content, content within 2 s at 4x. Prints the load average (the machine may be shared).
-// Options: --runs N (default 7), --no-build (reuse apps/console/dist and apps/server/dist), --dist DIR.
+// Options: --runs N (default 7), --no-build (reuse apps/console/dist and apps/server/dist), --dist DIR, --list
+// (print each signed-in page's requests before its content).
 import { spawn, spawnSync } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -266,6 +267,9 @@ try {
       for (let i = 0; i < runs; i++) xs.push((await onePage(page, rate)).ms);
       times[rate] = median(xs);
     }
+    // --list: what was requested before the content, in order (which files a page still waits for).
+    if (argv.includes('--list'))
+      console.log(`\n${page.name}: ${requests.map((r) => `${r.type} ${r.url}`).join('\n  ')}`);
     rows.push({
       page: page.name,
       requests: requests.length,

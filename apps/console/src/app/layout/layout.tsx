@@ -2,7 +2,7 @@
  * The signed-in frame (seed sections 2 and 9): fixed navbar, left menu (or top menu, or a drawer on mobile),
  * tab bar, breadcrumb, content on the grey fill, footer, and the settings drawer.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { Outlet } from 'react-router';
 import { Drawer, Layout as ArcoLayout } from '@arco-design/web-react';
 import { IconMenuFold, IconMenuUnfold } from '@arco-design/web-react/icon';
@@ -13,10 +13,13 @@ import { useCurrentRoute } from '../current-route';
 import { applyThemeColor } from '../theme-color';
 import { Navbar } from './navbar';
 import { PageBreadcrumb } from './page-breadcrumb';
-import { SettingsDrawer } from './settings-drawer';
 import { SideMenu } from './side-menu';
 import { TabBar } from './tab-bar';
 import './layout.css';
+
+// The settings drawer (colour picker, number inputs, switches) is fetched the first time it is wanted: opened from
+// the navbar gear, or shown as the fixed button when the navbar is hidden. It then stays mounted (closing animates).
+const SettingsDrawer = lazy(() => import('./settings-drawer').then((m) => ({ default: m.SettingsDrawer })));
 
 const NAVBAR_HEIGHT = 60;
 const COLLAPSED_WIDTH = 48;
@@ -54,6 +57,8 @@ export default function Layout({ children }: { children?: ReactNode }) {
   const settings = useSettings();
   const current = useCurrentRoute();
   const [drawerOpen, setDrawerOpen] = useState(false);
+  const [settingsWanted, setSettingsWanted] = useState(false);
+  if (!settingsWanted && (settings.globalSettings || !settings.navbar)) setSettingsWanted(true);
 
   const mobile = settings.device === 'mobile';
   const showSider = settings.menu && !settings.topMenu && !settings.hideMenu && !mobile;
@@ -125,7 +130,11 @@ export default function Layout({ children }: { children?: ReactNode }) {
           </ArcoLayout.Footer>
         )}
       </ArcoLayout>
-      <SettingsDrawer />
+      {settingsWanted && (
+        <Suspense fallback={null}>
+          <SettingsDrawer />
+        </Suspense>
+      )}
     </ArcoLayout>
   );
 }

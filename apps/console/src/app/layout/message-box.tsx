@@ -5,7 +5,7 @@
  */
 import type { InboxCategory, InboxItem } from '@cellhub/contract/inbox';
 import { INBOX_CATEGORIES } from '@cellhub/contract/inbox';
-import { Badge, Button, Empty, Message, Popover, Result, Spin, Tabs } from '@arco-design/web-react';
+import { Badge, Button, Empty, Message, Result, Spin, Tabs } from '@arco-design/web-react';
 import { IconCloudDownload, IconIdcard, IconNotification } from '@arco-design/web-react/icon';
 import { type ReactElement, useState } from 'react';
 import { useNavigate } from 'react-router';
@@ -221,27 +221,5 @@ export function MessageBox({ onOpen = () => undefined }: { onOpen?: () => void }
         )}
       </div>
     </div>
-  );
-}
-
-/** The navbar's bell (`children`) with the unread badge, opening the message box. */
-export function MessageBell({ children }: { children: ReactElement }) {
-  const [open, setOpen] = useState(false);
-  const { data: unread } = useUnread();
-  return (
-    <Popover
-      trigger="click"
-      position="br"
-      popupVisible={open}
-      onVisibleChange={setOpen}
-      content={<MessageBox onOpen={() => setOpen(false)} />}
-      className="message-box-popover"
-    >
-      <span data-testid="inbox-bell">
-        <Badge count={unread?.total ?? 0} maxCount={99} offset={[-4, 4]}>
-          {children}
-        </Badge>
-      </span>
-    </Popover>
   );
 }

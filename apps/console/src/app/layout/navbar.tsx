@@ -20,7 +20,7 @@ import { useLocale, useLocaleState } from '../../lib/i18n';
 import type { Locale } from '../../lib/locale-store';
 import { updateSettings, useSettings } from '../../lib/settings';
 import { useLogout, useRoleSwitch, useUserInfo } from '../../lib/user';
-import { MessageBell } from './message-box';
+import { MessageBell } from './message-bell';
 import { SideMenu } from './side-menu';
 import { useFullscreen } from './use-fullscreen';
 
