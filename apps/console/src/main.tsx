@@ -4,7 +4,8 @@ import { matchRoutes } from 'react-router';
 import { App } from './app/app';
 import { currentFromMatches } from './app/current-route';
 import { pageLoader } from './app/pages';
-import { appRoutes } from './app/routes';
+import { appRoutes, loadShell } from './app/routes';
+import { isLoggedIn } from './lib/auth';
 import { ensureLocale } from './lib/i18n';
 import { onFirstInput } from './lib/idle';
 import { getLocale } from './lib/locale-store';
@@ -18,6 +19,8 @@ document.documentElement.lang = locale;
 // Fetch the first page's chunk alongside the language pack instead of after the first render.
 const first = currentFromMatches(matchRoutes(appRoutes, window.location));
 if (first) void pageLoader(first.name)().catch(() => undefined);
+// And the signed-in shell's, which the router would only ask for at the first render.
+if (first && first.meta.requiresAuth !== false && isLoggedIn()) void loadShell().catch(() => undefined);
 
 await ensureLocale(locale).catch(() => undefined);
 

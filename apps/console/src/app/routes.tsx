@@ -19,7 +19,9 @@ import { FullPageLoading } from './full-page-loading';
 import { LazyPage } from './lazy-page';
 import { PublicGuard } from './public-guard';
 
-const Shell = lazy(() => import('./layout/protected-shell'));
+/** The signed-in shell's chunk; main.tsx starts it with the first page's when the first page is behind sign-in. */
+export const loadShell = () => import('./layout/protected-shell');
+const Shell = lazy(loadShell);
 const RedirectPage = lazy(() => import('./redirect-page'));
 
 const handleOf = (name: string, meta: RouteMeta): RouteHandle => ({ name, meta });
