@@ -9,7 +9,7 @@
 // (0), and the time until every message was acknowledged (a PUBACK means stored on the embedded broker).
 // Options: --devices 1000 --messages 100 --workers 2 --version 4 (or 5) --timeout-s 300 --no-build
 import { fork, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -83,7 +83,7 @@ console.log(
 );
 const server = await startServer({ LOG_LEVEL: 'error' });
 const workers = [];
-let failed = false;
+let failed = true;
 try {
   const api = new Api(server.base);
   await api.login();
@@ -196,5 +196,8 @@ try {
 } finally {
   for (const child of workers) child.send({ cmd: 'stop' });
   await server.stop();
+  // Kept when a figure does not hold, for its server.log.
+  if (failed) console.log(`server data and log kept in ${server.dataDir}`);
+  else rmSync(server.dataDir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
