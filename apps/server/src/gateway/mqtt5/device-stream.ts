@@ -62,6 +62,9 @@ export class DeviceStream extends Duplex {
   private serverSpoke = false;
   /** Cut off with a last packet: what the broker writes now is dropped, the device gets a moment to read it. */
   private refused = false;
+  /** Bytes read from the device so far, the CONNECT included. */
+  private bytesRead = 0;
+  private earlyBytes: number | undefined;
   private readonly onData = (chunk: Buffer) => this.read_(chunk);
   private readonly onEnd = () => this.ended();
   private readonly onClose = () => this.closed_();
@@ -92,6 +95,15 @@ export class DeviceStream extends Duplex {
     return this.phase === 'held' ? this.pendingBytes : 0;
   }
 
+  /**
+   * How many of the bytes this stream passes on (from its first, the CONNECT's) the device sent before the server's
+   * first packet, its CONNACK, went out; undefined until then. What the device sent in those bytes it sent without
+   * knowing the CONNACK's limits (MQTT 5.0 3.1.2.11.3: a client assumes a Receive Maximum of 65,535 until then).
+   */
+  get bytesBeforeConnack(): number | undefined {
+    return this.earlyBytes;
+  }
+
   /** The broker sent a CONNACK accepting the connection: the bytes held since the CONNECT flow on. */
   open(): void {
     if (this.phase !== 'held' || this.destroyed) return;
@@ -111,6 +123,7 @@ export class DeviceStream extends Duplex {
     }
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
+    this.bytesRead += chunk.length;
     if (this.phase === 'first' && this.scanner.firstPacketEnd !== undefined) this.firstPacket();
     else if (this.phase === 'open') this.flush();
     this.updateFlow();
@@ -232,7 +245,7 @@ export class DeviceStream extends Duplex {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (err?: Error | null) => void): void {
     if (this.refused || this.device.destroyed || this.device.writableEnded) return callback();
-    this.serverSpoke = true;
+    this.spoke();
     if (this.device.write(chunk)) callback();
     else this.afterDrain(callback);
   }
@@ -242,13 +255,19 @@ export class DeviceStream extends Duplex {
     callback: (err?: Error | null) => void,
   ): void {
     if (this.refused || this.device.destroyed || this.device.writableEnded) return callback();
-    this.serverSpoke = true;
+    this.spoke();
     let ok = true;
     this.device.cork();
     for (const { chunk } of chunks) ok = this.device.write(chunk);
     this.device.uncork();
     if (ok) callback();
     else this.afterDrain(callback);
+  }
+
+  private spoke(): void {
+    if (this.serverSpoke) return;
+    this.serverSpoke = true;
+    this.earlyBytes = this.bytesRead;
   }
 
   private afterDrain(callback: () => void): void {

@@ -161,7 +161,12 @@ export class ProtocolFront {
     let client: Client;
     if (connectProtocolLevel(first) === 5) {
       this.stats.v5Connections++;
-      const v5 = new V5Connection({ aedes: this.aedes, stats: this.stats, debug: this.debug }, stream, req);
+      const v5 = new V5Connection(
+        { aedes: this.aedes, stats: this.stats, debug: this.debug },
+        stream,
+        req,
+        () => stream.bytesBeforeConnack,
+      );
       client = v5.aedesClient;
       this.v5.set(client, v5);
     } else {

@@ -92,6 +92,10 @@ export class V5Connection {
   private maxPacketSize = 0;
   private connectSeen = false;
   private connackSent = false;
+  /** Bytes read from the device so far; those up to `bytesBeforeConnack` were sent before the CONNACK went out. */
+  private bytesRead = 0;
+  /** The packets being parsed were all sent before the CONNACK went out. */
+  private early = true;
   /** The device said goodbye (DISCONNECT) or its stream ended: nothing more goes to it. */
   private deviceDone = false;
   private deviceClosed = false;
@@ -105,6 +109,11 @@ export class V5Connection {
     private readonly ctx: V5Context,
     private readonly device: Duplex,
     req: IncomingMessage | undefined,
+    /**
+     * How many bytes of `device` (from its first) were sent before the CONNACK went out, undefined before it went
+     * out (DeviceStream.bytesBeforeConnack). Without it, what arrives after the CONNACK counts as sent after it.
+     */
+    private readonly bytesBeforeConnack?: () => number | undefined,
   ) {
     this.inner = new BrokerSide({
       read: () => {
@@ -160,7 +169,13 @@ export class V5Connection {
     });
 
     device.on('data', (chunk: Buffer) => {
-      if (!this.deviceDone) this.fromDevice.parse(chunk);
+      if (this.deviceDone) return;
+      this.bytesRead += chunk.length;
+      // A packet is early when the chunk completing it ends before the boundary; the stream passes what came
+      // before the CONNACK and what came after in separate chunks.
+      const boundary = this.bytesBeforeConnack?.();
+      this.early = boundary === undefined ? !this.connackSent : this.bytesRead <= boundary;
+      this.fromDevice.parse(chunk);
     });
     device.on('error', (err: Error) => ctx.debug('mqtt5: device stream error', { err: err.message }));
     device.on('end', () => this.deviceEnded());
@@ -206,12 +221,15 @@ export class V5Connection {
         // CONNACK said Retain Available 0 (MQTT 5.0 3.3.1.3).
         if (p.retain) return this.protocolFailure(REASON.retainNotSupported, 'retained PUBLISH');
         if (p.qos > 0 && p.messageId !== undefined && !this.inflight.has(p.messageId)) {
-          // A resent copy (same packet id) takes no second place. Before the CONNACK the device cannot know the
-          // limit yet (MQTT 5.0 4.9): its early messages are counted, not refused.
-          if (this.connackSent && this.inflight.size >= this.receiveMaximum) {
-            return this.protocolFailure(REASON.receiveMaximumExceeded, 'receive maximum exceeded');
+          // A resent copy (same packet id) takes no second place. Messages sent before the CONNACK went out do
+          // not count: until the device has read it, it may assume 65,535 (MQTT 5.0 3.1.2.11.3, 4.9), and the
+          // front may let them in only after the CONNACK (device-stream.ts).
+          if (!this.early) {
+            if (this.inflight.size >= this.receiveMaximum) {
+              return this.protocolFailure(REASON.receiveMaximumExceeded, 'receive maximum exceeded');
+            }
+            this.inflight.add(p.messageId);
           }
-          this.inflight.add(p.messageId);
         }
         return this.toBroker(publishToV4(p, topic));
       }

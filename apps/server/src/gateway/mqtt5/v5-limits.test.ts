@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { createDevices, type TestDevice, up } from '../../test/gateway-test-kit';
 import { type BrokerAddress, RawDevice, type Transport } from '../../test/raw-device';
+import { RawMqtt } from '../../test/raw-mqtt';
 
 // What the MQTT 5.0 CONNACK says the embedded broker does not offer, and what a device that uses it anyway gets
 // (MQTT 5.0 3.2.2.3), over TCP and the /mqtt WebSocket alike (issue 12).
@@ -10,7 +11,7 @@ import { type BrokerAddress, RawDevice, type Transport } from '../../test/raw-de
 let t: TestApp;
 let at: BrokerAddress;
 let owner: { token: string; uid: number };
-const raws: RawDevice[] = [];
+const raws: { destroy(): void }[] = [];
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -124,6 +125,24 @@ describe.each(['tcp', 'ws'] as Transport[])('MQTT 5.0 over %s', (transport) => {
     raw.send(publish(d, 1002));
     expect(await disconnectedWith(raw)).toBe(0x93);
     expect(raw.packets.filter((p) => p.cmd === 'pubrec')).toEqual([]);
+  });
+
+  it('does not count messages sent right behind the CONNECT against the Receive Maximum', async () => {
+    const d = await device();
+    const conn = await RawMqtt.open(
+      transport === 'tcp' ? { tcp: at.mqttPort } : { ws: `ws://127.0.0.1:${at.httpPort}/mqtt` },
+      5,
+    );
+    raws.push(conn);
+    // Before reading the CONNACK a device may assume a Receive Maximum of 65,535 (MQTT 5.0 3.1.2.11.3): 1,100
+    // QoS 1 messages in the same write as the CONNECT are all taken.
+    const ids = Array.from({ length: 1100 }, (_, i) => i + 1);
+    conn.send(Buffer.concat([conn.connectPacket(d), ...ids.map((id) => conn.encode(publish(d, id, 1)))]));
+    const acked = () => conn.packets.filter((p) => p.cmd === 'puback').length;
+    await conn.until((ps) => ps.filter((p) => p.cmd === 'puback').length >= 1100, '1100 PUBACKs', 30_000);
+    expect(acked()).toBe(1100);
+    expect(conn.packets.filter((p) => p.cmd === 'disconnect')).toEqual([]);
+    expect(conn.isClosed).toBe(false);
   });
 
   it('refuses a session expiry set on DISCONNECT when the CONNECT ended the session with the connection (0x82)', async () => {
