@@ -167,6 +167,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       mqttUrl: config.mqttUrl,
       host: config.host,
       dataDir: config.dataDir,
+      onPacketTooLarge: (sn) => gateway.packetTooLarge(sn),
     });
     await app.register(gatewayPlugin, { gateway });
     await app.register(realtimePlugin);

@@ -332,6 +332,16 @@ export class DeviceGateway implements DeviceLink {
     }
   }
 
+  /**
+   * The embedded broker's connection layer cut a connected device off for a packet over the size limit, read no
+   * further than its header (gateway/mqtt5/device-stream.ts): counted as a `too_large` drop of the device.
+   */
+  packetTooLarge(sn: string): void {
+    const live = this.live.get(sn);
+    if (live?.online !== 1) return;
+    this.reject(live.device, 'packet', new Rejection('packet larger than the broker takes', 50001));
+  }
+
   /** Counts and logs a dropped message; answers property messages with the code. */
   reject(device: DeviceRef, kind: string, rejection: Rejection, replyId?: string): void {
     this.stats.rejected++;

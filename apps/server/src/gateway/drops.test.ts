@@ -150,6 +150,38 @@ describe.each(CASES)('a device over its limits (%s, MQTT %i)', (transport, versi
   });
 });
 
+describe.each([4, 5] as Version[])('a packet over 256 KB (tcp, MQTT %i)', (version) => {
+  it('closes the connection and counts a too_large drop on the device', async () => {
+    const [d] = await createDevices(t, owner.token, [`DROP-HUGE-${version}`]);
+    const raw = await RawMqtt.open(at.tcp, version);
+    raws.push(raw);
+    raw.send(raw.connectPacket(d!));
+    const connack = await raw.next('connack');
+    expect(version === 5 ? connack.reasonCode : connack.returnCode).toBe(0);
+    raw.send({
+      cmd: 'publish',
+      topic: upTopic(d!.productKey, d!.sn, 'property'),
+      payload: Buffer.alloc(300 * 1024, 0x61),
+      qos: 1,
+      messageId: 1,
+      dup: false,
+      retain: false,
+    });
+    await raw.closed;
+    // MQTT 5.0 says why; 3.1.1 has no way to.
+    if (version === 5) expect(raw.packets.at(-1)).toMatchObject({ cmd: 'disconnect', reasonCode: 0x95 });
+    expect(raw.packets.filter((p) => p.cmd === 'puback')).toEqual([]);
+    const drops = await eventually(async () => {
+      const r = await get<{ total: number; reasons: { reason: string; count: number }[] }>(
+        `/api/devices/${d!.sn}/drops`,
+      );
+      return r.data.total > 0 ? r.data : undefined;
+    });
+    expect(drops.total).toBe(1);
+    expect(drops.reasons.map((r) => [r.reason, r.count])).toEqual([['too_large', 1]]);
+  });
+});
+
 describe('GET /api/devices/:sn/drops', () => {
   it('answers for a device the caller may see only, like one that does not exist', async () => {
     const [d] = await createDevices(t, owner.token, ['DROP-OWN']);

@@ -33,7 +33,12 @@ export class StartupError extends Error {}
 // MQTT CONNACK return code 5.
 const NOT_AUTHORIZED = 5;
 
-async function startEmbedded(app: FastifyInstance, port: number, host: string): Promise<BrokerHandle> {
+async function startEmbedded(
+  app: FastifyInstance,
+  port: number,
+  host: string,
+  onTooLarge: ((clientId: string) => void) | undefined,
+): Promise<BrokerHandle> {
   const aedes = await Aedes.createBroker({
     // Aedes' in-memory persistence plus what sessions need beyond it: Session Present, MQTT 5.0 session expiry, QoS 2
     // exactly once (gateway/broker-sessions.ts).
@@ -49,7 +54,7 @@ async function startEmbedded(app: FastifyInstance, port: number, host: string): 
   aedes.on('clientError', (client, err) =>
     app.log.debug({ client: client.id, err: err.message }, 'mqtt client error'),
   );
-  const front = new ProtocolFront(aedes, { debug: (msg, detail) => app.log.debug(detail, msg) });
+  const front = new ProtocolFront(aedes, { debug: (msg, detail) => app.log.debug(detail, msg), onTooLarge });
 
   // Tracked so shutdown can also drop sockets that never completed an MQTT CONNECT (aedes does not know them).
   const sockets = new Set<net.Socket>();
@@ -146,6 +151,8 @@ export interface BrokerOptions {
   /** External broker: the server's clientId (default: instanceClientId of DATA_DIR). */
   clientId?: string;
   dataDir?: string;
+  /** Embedded: a connected device was cut off for a packet over the size limit (the gateway counts a drop). */
+  onPacketTooLarge?: (clientId: string) => void;
 }
 
 export const brokerPlugin = fp(
@@ -159,7 +166,7 @@ export const brokerPlugin = fp(
               ? instanceClientId(opts.dataDir)
               : `cellhub-server-${randomBytes(6).toString('hex')}`),
         )
-      : await startEmbedded(app, opts.mqttPort, opts.host);
+      : await startEmbedded(app, opts.mqttPort, opts.host, opts.onPacketTooLarge);
     app.decorate('broker', handle);
   },
   { name: 'broker' },

@@ -19,6 +19,11 @@ export interface ProtocolFrontOptions {
   maxRemainingLength?: number;
   /** See CONNECTS_FIRST_MAX_WAIT_MS. */
   connectsFirstMaxWaitMs?: number;
+  /**
+   * A connected device (its CONNECT accepted) was cut off for a packet announcing more than the size limit; the
+   * device gateway counts it as a drop of the device.
+   */
+  onTooLarge?: (clientId: string) => void;
 }
 
 /**
@@ -145,19 +150,24 @@ export class ProtocolFront {
   handle(conn: Duplex, req?: IncomingMessage): void {
     const timer = setTimeout(() => stream.destroy(), this.connectTimeoutMs);
     timer.unref();
+    let client: Client | undefined;
     const stream: DeviceStream = new DeviceStream(conn, {
       maxRemainingLength: this.options.maxRemainingLength,
       onFirstPacket: (first) => {
         clearTimeout(timer);
-        this.handOver(stream, first, req);
+        client = this.handOver(stream, first, req);
       },
-      onViolation: (v, level) => this.violation(v, level),
+      onViolation: (v, level) => {
+        this.violation(v, level);
+        // Only an accepted CONNECT names the device (client id = sn, authenticated).
+        if (v.kind === 'too-large' && client?.connected && client.id) this.options.onTooLarge?.(client.id);
+      },
     });
     stream.on('error', (err: Error) => this.debug('mqtt connection error', { err: err.message }));
     stream.once('close', () => clearTimeout(timer));
   }
 
-  private handOver(stream: DeviceStream, first: Buffer, req: IncomingMessage | undefined): void {
+  private handOver(stream: DeviceStream, first: Buffer, req: IncomingMessage | undefined): Client {
     let client: Client;
     if (connectProtocolLevel(first) === 5) {
       this.stats.v5Connections++;
@@ -175,6 +185,7 @@ export class ProtocolFront {
     }
     this.streams.set(client, stream);
     this.connectsFirst.connectSent(stream);
+    return client;
   }
 
   private violation(v: Violation, level: number | undefined): void {
