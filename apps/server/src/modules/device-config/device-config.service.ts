@@ -121,7 +121,9 @@ async function changeExpectedConfig(
     return updated;
   });
   publishState(deps, row);
-  const sent = row.online === 1 ? await sendExpected(deps, row) : false;
+  // Online as the gateway knows it now (its connections, or the latest status message still being written), as for
+  // commands: the stored flag lags behind a connect.
+  const sent = deps.link.online(row.sn, row.online) ? await sendExpected(deps, row) : false;
   return { ...toState(row), sent };
 }
 

@@ -350,7 +350,7 @@ export async function syncProductPlatformParams(
       },
       { uid: row.uid },
     );
-    if (row.online !== 1) continue;
+    if (!deps.link.online(row.sn, row.online)) continue;
     try {
       await deps.link.send(row.productKey, row.sn, 'config', {
         version: row.expectConfigVersion,

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_MASK } from '@cellhub/contract/platforms';
 import type { DeviceLink } from '../../gateway/device-link';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
-import { devices } from '../devices/devices.table';
 import { withPlatformParam } from './platform-params.service';
 import { platformDeviceCredentials, platforms } from './platforms.table';
 
@@ -433,14 +432,17 @@ describe('platforms: products bound to them', () => {
       },
     });
     const productKey = await productWithDevices(user.token, { name: 'Broker bound' }, ['MQ-1']);
-    await t.app.deps.db.update(devices).set({ online: 1 }).where(eq(devices.sn, 'MQ-1'));
     const sent: { sn: string; kind: string; payload: unknown }[] = [];
     const realLink = t.app.deps.link;
     const fake: DeviceLink = {
       send: async (_pk, sn, kind, payload) => {
         sent.push({ sn, kind, payload });
       },
-      online: (_sn, stored) => stored === 1,
+      // Connected as the gateway sees it; the stored flag still says offline.
+      online: (sn, stored) => {
+        expect(stored).toBe(0);
+        return sn === 'MQ-1';
+      },
       kick: () => undefined,
       invalidate: () => undefined,
     };
@@ -522,14 +524,17 @@ describe('platforms: products bound to them', () => {
     data(
       await t.inject({ method: 'POST', url: `/api/products/${productKey}/platform-sync`, token: user.token }),
     );
-    await t.app.deps.db.update(devices).set({ online: 1 }).where(eq(devices.sn, 'CFG-1'));
     const sent: unknown[] = [];
     const realLink = t.app.deps.link;
     t.app.deps.link = {
       send: async (_pk, _sn, _kind, payload) => {
         sent.push(payload);
       },
-      online: (_sn, stored) => stored === 1,
+      // Connected as the gateway sees it; the stored flag still says offline.
+      online: (sn, stored) => {
+        expect(stored).toBe(0);
+        return sn === 'CFG-1';
+      },
       kick: () => undefined,
       invalidate: () => undefined,
     };
