@@ -102,7 +102,7 @@ const OWN_CHUNK = /[\\/]node_modules[\\/](echarts|zrender|leaflet|exceljs|papapa
  *   `common` (the register page then loads those chunks) instead of a dozen small chunks every signed-in page
  *   waited for (Workplace 25 -> 21 requests before content, /login unchanged at 115.7 KB gz);
  * - its library's chunk for the heavy chart, map, QR code and export libraries;
- * - `shell` when the signed-in layout uses it;
+ * - the shell's own chunk when only the signed-in layout uses it, `common` when the layout and pages use it;
  * - `common` when at least COMMON_PAGES lazy modules use it (tables, forms, shared components);
  * - otherwise Rolldown's own splitting: the page that uses it, or a chunk shared by the few that do.
  * Arco's per-component CSS follows its JavaScript, so CSS is grouped the same way.
@@ -156,7 +156,7 @@ export function createChunkGrouper(COMMON_PAGES = 25) {
     return out;
   }
 
-  /** The group of a module: a library name, `shell`, `common`, or null for Rolldown's own splitting. */
+  /** The group of a module: a library name, `common`, or null for Rolldown's own splitting. */
   function classify(id: string): string | null {
     const from = reach?.get(id);
     if (!from) return null;
@@ -169,7 +169,10 @@ export function createChunkGrouper(COMMON_PAGES = 25) {
     // share with the signed-in screens grew /login from 118 to 192 KB gzipped, because a static import is not
     // always a used one.
     if (open > 0) return null;
-    if (roots.some((r) => SHELL.test(r))) return 'shell';
+    // What only the shell uses stays in the shell's own chunk (its dynamic import's chunk); what it shares with
+    // pages goes to `common`, which every signed-in page loads anyway. A `shell` group holding the layout made
+    // Rolldown add a 169-byte facade chunk for the dynamic import: one more request on every signed-in page.
+    if (roots.some((r) => SHELL.test(r))) return roots.length === 1 ? null : 'common';
     if (roots.length >= COMMON_PAGES) return 'common';
     return null;
   }
@@ -179,12 +182,11 @@ export function createChunkGrouper(COMMON_PAGES = 25) {
   const library = (id: string, ctx: ModuleGraph) => {
     reach ??= build(id, ctx);
     const c = classify(id);
-    return c && c !== 'shell' && c !== 'common' ? c : null;
+    return c && c !== 'common' ? c : null;
   };
   const is = (name: string) => (id: string) => classify(id) === name;
   return [
     { name: library, priority: 3, includeDependenciesRecursively: false },
-    { name: 'shell', test: is('shell'), priority: 2, includeDependenciesRecursively: false },
     { name: 'common', test: is('common'), priority: 1, includeDependenciesRecursively: false },
   ];
 }

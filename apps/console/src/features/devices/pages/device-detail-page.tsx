@@ -3,19 +3,29 @@ import { IconRefresh } from '@arco-design/web-react/icon';
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
-import CommandsPanel from '../components/detail/commands-panel';
-import ConfigPanel from '../components/detail/config-panel';
-import DeviceLogPanel from '../components/detail/device-log-panel';
 import { applyDeviceEvent } from '../components/detail/live-merge';
 import OverviewPanel, { OnlineBadge } from '../components/detail/overview-panel';
-import PropertiesPanel from '../components/detail/properties-panel';
 import { detailKeys, useDeviceDetail } from '../detail-api';
 import locale from '../locale/detail-index';
 import { ResultPage } from '../../../components/result-page/result-page';
+
+// The other tabs load when first opened: the overview is what the page shows first (issue 13's load weight).
+const PropertiesPanel = lazy(() => import('../components/detail/properties-panel'));
+const CommandsPanel = lazy(() => import('../components/detail/commands-panel'));
+const DeviceLogPanel = lazy(() => import('../components/detail/device-log-panel'));
+const ConfigPanel = lazy(() => import('../components/detail/config-panel'));
+
+/** What a tab shows while its chunk downloads. */
+const panelLoading = (
+  <Card bordered={false}>
+    <Skeleton text={{ rows: 6 }} animation />
+  </Card>
+);
 
 const TABS = ['overview', 'properties', 'commands', 'logs', 'config'] as const;
 type Tab = (typeof TABS)[number];
@@ -109,10 +119,12 @@ export default function DeviceDetailPage() {
         </Tabs>
       </Card>
       {tab === 'overview' && <OverviewPanel d={d} />}
-      {tab === 'properties' && <PropertiesPanel d={d} />}
-      {tab === 'commands' && <CommandsPanel d={d} />}
-      {tab === 'logs' && <DeviceLogPanel sn={d.sn} />}
-      {tab === 'config' && <ConfigPanel sn={d.sn} />}
+      <Suspense fallback={panelLoading}>
+        {tab === 'properties' && <PropertiesPanel d={d} />}
+        {tab === 'commands' && <CommandsPanel d={d} />}
+        {tab === 'logs' && <DeviceLogPanel sn={d.sn} />}
+        {tab === 'config' && <ConfigPanel sn={d.sn} />}
+      </Suspense>
     </PageContainer>
   );
 }

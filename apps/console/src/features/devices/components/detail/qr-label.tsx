@@ -1,11 +1,22 @@
 import { Button, Modal, Space } from '@arco-design/web-react';
 import { IconPrinter } from '@arco-design/web-react/icon';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { createPortal } from 'react-dom';
-import QrCodeSvg from '../../../../components/qr-code-svg';
 import { useLocale } from '../../../../lib/i18n';
 import locale from '../../locale/detail-index';
 import styles from './detail.module.css';
+
+// The QR code library loads after the page's content: the code is drawn when its chunk arrives.
+const QrCodeSvgLazy = lazy(() => import('../../../../components/qr-code-svg'));
+
+/** The code, or an empty square of its size while the QR chunk downloads (so the card does not jump). */
+function QrCodeSvg({ value, size }: { value: string; size: number }) {
+  return (
+    <Suspense fallback={<div style={{ width: size, height: size }} data-testid="device-qr-loading" />}>
+      <QrCodeSvgLazy value={value} size={size} />
+    </Suspense>
+  );
+}
 
 /** The public page a phone opens from the label: no sign-in, only what is safe to show. */
 export const qrUrl = (sn: string) => `${window.location.origin}/qrcode/d/${encodeURIComponent(sn)}`;
