@@ -6,13 +6,33 @@ import { useLocale } from '../../../../lib/i18n';
 import locale from '../../locale/detail-index';
 import styles from './detail.module.css';
 
-// The QR code library loads after the page's content: the code is drawn when its chunk arrives.
+// The QR code library loads after the page's content: the card sits below the device's information, and its
+// code is drawn once the first frame with that information has been painted.
 const QrCodeSvgLazy = lazy(() => import('../../../../components/qr-code-svg'));
 
-/** The code, or an empty square of its size while the QR chunk downloads (so the card does not jump). */
+/** True from the first task after the first painted frame (a frame callback, then a task). */
+function useAfterPaint(): boolean {
+  const [painted, setPainted] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setPainted(true), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
+  return painted;
+}
+
+/** The code, or an empty square of its size until the QR chunk is there (so the card does not jump). */
 function QrCodeSvg({ value, size }: { value: string; size: number }) {
+  const painted = useAfterPaint();
+  const blank = <div style={{ width: size, height: size }} data-testid="device-qr-loading" />;
+  if (!painted) return blank;
   return (
-    <Suspense fallback={<div style={{ width: size, height: size }} data-testid="device-qr-loading" />}>
+    <Suspense fallback={blank}>
       <QrCodeSvgLazy value={value} size={size} />
     </Suspense>
   );
