@@ -75,21 +75,21 @@ export type MapTileSettingsBody = z.input<typeof mapTileSettings>;
 /** The admin view: the key masked; `source` says whether an admin saved it or it is the environment's default. */
 export const mapTileSettingsView = z.object({
   provider: z.enum(MAP_TILE_PROVIDERS),
-  custom_url: z.string(),
-  tianditu_key: z.string(),
+  custom_url: text(),
+  tianditu_key: text(),
   source: z.enum(['setting', 'env']),
 });
 export type MapTileSettingsView = z.infer<typeof mapTileSettingsView>;
 
 /** One tile layer: a Leaflet URL template and its {s} subdomains ('' when it has none). */
-export const tileLayer = z.object({ url: z.string(), subdomains: z.string() });
+export const tileLayer = z.object({ url: text(), subdomains: text() });
 export type TileLayer = z.infer<typeof tileLayer>;
 
 /** What the console draws: no layers for `none`. `attribution` is plain text. */
 export const mapTileConfig = z.object({
   provider: z.enum(MAP_TILE_PROVIDERS),
   layers: z.array(tileLayer),
-  attribution: z.string(),
+  attribution: text(),
   max_zoom: z.number().int(),
   /** AMap tiles are drawn in GCJ-02: the console shifts WGS-84 positions inside mainland China. */
   gcj02: z.boolean(),

@@ -12,7 +12,7 @@ describe('Chart', () => {
     const frames: FrameRequestCallback[] = [];
     vi.spyOn(window, 'requestAnimationFrame').mockImplementation((cb) => frames.push(cb));
     const { Chart } = await import('./chart');
-    const { unmount } = render(<Chart option={{}} height={200} />);
+    const { unmount } = render(<Chart option={() => ({})} height={200} />);
     expect(loaded).not.toHaveBeenCalled();
     expect(screen.queryByTestId('echarts-view')).toBeNull();
     // Two frames (the placeholder is painted), then the idle callback.
@@ -22,7 +22,7 @@ describe('Chart', () => {
     expect(await screen.findByTestId('echarts-view')).toBeTruthy();
     expect(loaded).toHaveBeenCalledTimes(1);
     unmount();
-    render(<Chart option={{}} height={200} />);
+    render(<Chart option={() => ({})} height={200} />);
     expect(await screen.findByTestId('echarts-view')).toBeTruthy();
     expect(frames).toHaveLength(0);
   });
