@@ -144,7 +144,9 @@ test('device detail: online live, values arriving, hex command with reply, confi
     const row = history.locator('tbody tr').first();
     await expect(row).toContainText('01030000000AC5CD');
     await expect(row).toContainText('已回复');
-    await expect(row.locator('td').last()).toHaveText('01030000000AC5CD');
+    // The reply column (the operations column after it holds Cancel for queued commands only).
+    await expect(row.locator('td').nth(-2)).toHaveText('01030000000AC5CD');
+    await expect(row.locator('td').last()).toHaveText('-');
     expect(device.commands.map((c) => c.data)).toContain('01030000000AC5CD');
 
     // Configuration: edit, save, and watch the device apply it until both versions match.
