@@ -8,12 +8,13 @@ test('a user opening admin URLs lands on the Workplace; an admin stays', async (
   const user = await newUser();
   const userPage = await browser.newPage();
   await signIn(userPage, user.username, user.password);
-  for (const [path, title] of [
+  const refused: [path: string, title: string][] = [
     ['/firmware/list', '固件列表'],
     ['/system/setting', '系统设置'],
     ['/card-admin/card', '卡片库存'],
     ['/platform/list', '平台列表'],
-  ]) {
+  ];
+  for (const [path, title] of refused) {
     await userPage.goto(path);
     await userPage.waitForURL(/\/dashboard\/workplace$/);
     await expect(menuEntry(userPage, '设备管理')).toBeVisible();

@@ -1,49 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config';
 import { eventually } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp, USER_PASSWORD } from '../../test/app';
 import { alertDevices, createTrigger, historyOf, report } from '../../test/alerts-test-kit';
-
-const onPostgres = process.env.TEST_DB === 'postgres';
-
-/** A PostgreSQL database of its own that two apps share (instances of one deployment). */
-async function sharedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `cellhub_alerts_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+import { onPostgres, type SharedStore, sharedStore } from '../../test/shared-store';
 
 // Two instances exist only on PostgreSQL (PGlite lives in one process); the restart on PGlite is in
 // alert-engine.test.ts.
 describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
-  let db: Awaited<ReturnType<typeof sharedDatabase>>;
+  let db: SharedStore;
   let a: TestApp;
   let b: TestApp;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'cellhub-alerts-instances-'));
   beforeAll(async () => {
-    db = await sharedDatabase();
+    db = await sharedStore('alerts');
     const config = {
-      databaseUrl: db.url,
-      dataDir,
+      databaseUrl: db.databaseUrl,
+      dataDir: db.dataDir,
       notify: { ...loadConfig({}).notify, pollMs: 0 },
     };
     a = await buildTestApp({ config });
@@ -53,7 +25,6 @@ describe.skipIf(!onPostgres)('two instances on one PostgreSQL', () => {
     await a?.close();
     await b?.close();
     await db?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('learn of each other’s triggers and states: raised on one, recovered on the other, never twice', async () => {

@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_QUEUE_MAX, type CommandItem, type DeviceLogItem } from '@cellhub/contract/devices';
 import { downTopic, topicPrefix } from '@cellhub/contract/protocol';
@@ -15,7 +11,7 @@ import { deliverQueuedCommands } from './commands.service';
 import { devices } from '../devices/devices.table';
 import { deviceCommands } from './commands.table';
 
-const onPostgres = process.env.TEST_DB === 'postgres';
+import { onPostgres, sharedStore } from '../../test/shared-store';
 
 let t: TestApp;
 let url: string;
@@ -368,10 +364,9 @@ afterAll(async () => second?.drop());
 
 describe('restart', () => {
   it('keeps pending commands in the database: the device gets them after the server restarted', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'cellhub-cmdq-restart-'));
-    const shared = onPostgres ? await sharedDatabase() : undefined;
     // A file-backed embedded database (or one PostgreSQL database) survives the restart.
-    const config = { dataDir, databaseUrl: shared?.url };
+    const shared = await sharedStore('cmdq_restart');
+    const config = { dataDir: shared.dataDir, databaseUrl: shared.databaseUrl };
     try {
       let app = await buildTestApp({ config });
       const user = await app.createUser('cmdrestart');
@@ -403,30 +398,8 @@ describe('restart', () => {
         await app.close();
       }
     } finally {
-      await shared?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await shared.drop();
     }
     // Two file-backed PGlite databases are migrated from scratch: slow on a loaded machine.
   }, 120_000);
 });
-
-/** A PostgreSQL database of its own, for the restart on PostgreSQL. */
-async function sharedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `cellhub_cmdq_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
