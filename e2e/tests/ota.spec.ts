@@ -201,7 +201,10 @@ test('admin uploads firmware, creates a task for devsim devices in the browser, 
     const log = page.locator('.arco-card').filter({ hasText: '升级记录' });
     for (const id of ids) {
       const row = log.locator('.arco-table-tr').filter({ hasText: id.sn });
-      await expect(row.getByText('更新成功')).toBeVisible();
+      // The status tag and the result worded from its code (result_code, not the server's English text).
+      await expect(row.locator('.arco-tag').getByText('更新成功')).toBeVisible();
+      await expect(row.getByText('更新成功')).toHaveCount(2);
+      await expect(row.getByText('update succeeded')).toHaveCount(0);
       await expect(row.getByText('成功', { exact: true })).toBeVisible();
     }
     await expect(page.getByRole('button', { name: '删除' })).toBeEnabled();
