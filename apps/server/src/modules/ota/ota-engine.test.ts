@@ -118,10 +118,14 @@ async function after(ms: number): Promise<void> {
 }
 
 async function auditOf(id: number) {
-  return t.app.deps.db
-    .select({ action: auditLogs.action, uid: auditLogs.uid, detail: auditLogs.detail })
-    .from(auditLogs)
-    .where(eq(auditLogs.target, `ota-task:${id}`));
+  return (
+    t.app.deps.db
+      .select({ action: auditLogs.action, uid: auditLogs.uid, detail: auditLogs.detail })
+      .from(auditLogs)
+      .where(eq(auditLogs.target, `ota-task:${id}`))
+      // In the order written: without it PostgreSQL may return the rows in any order.
+      .orderBy(auditLogs.id)
+  );
 }
 
 describe('devices that are offline, silent or failing', () => {
