@@ -63,7 +63,9 @@ export async function enqueueJob(
       kind,
       key: options.key ?? null,
       payload: payload ?? {},
-      runAt: options.runAt ?? sql`now()`,
+      // Whole milliseconds: the claim compares with the server's clock (a JS Date, ms precision), and a job
+      // stamped with now()'s microseconds would not be due to a claim made in the same millisecond.
+      runAt: options.runAt ?? sql`date_trunc('milliseconds', now())`,
       maxAttempts: options.maxAttempts,
     })
     .onConflictDoNothing()
