@@ -5,7 +5,7 @@ import { downTopic } from '@cellhub/contract/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, errorOf, type TestApp } from '../test/app';
 import { createDevices, eventually, type TestDevice } from '../test/gateway-test-kit';
-import { RawMqtt, type RawTarget } from '../test/raw-mqtt';
+import { RawMqtt, type RawTarget, listenForRawDevices } from '../test/raw-mqtt';
 import { PresenceWriter } from './presence-writer';
 
 /**
@@ -24,10 +24,7 @@ const raws: RawMqtt[] = [];
 
 beforeAll(async () => {
   t = await buildTestApp();
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  const httpPort = typeof address === 'object' && address ? address.port : 0;
-  at = { tcp: { tcp: t.app.broker.port! }, ws: { ws: `ws://127.0.0.1:${httpPort}/mqtt` } };
+  at = await listenForRawDevices(t.app);
   owner = await t.createUser();
 });
 afterAll(async () => {

@@ -5,6 +5,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import mqttPacket, { type IConnectPacket, type Packet } from 'mqtt-packet';
 import WebSocket, { createWebSocketStream } from 'ws';
+import type { FastifyInstance } from 'fastify';
 import type { TestDevice } from './gateway-test-kit';
 
 /** Where a raw connection goes: a TCP port, or a WebSocket URL (the /mqtt route). */
@@ -140,4 +141,15 @@ export class RawMqtt {
   private wake(): void {
     for (const w of this.waiters.splice(0)) w();
   }
+}
+
+/** Starts `app` listening on 127.0.0.1 (a free port) and returns where raw devices reach its broker: TCP and /mqtt. */
+export async function listenForRawDevices(app: FastifyInstance): Promise<{
+  tcp: RawTarget;
+  ws: RawTarget;
+}> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const httpPort = typeof address === 'object' && address ? address.port : 0;
+  return { tcp: { tcp: app.broker.port! }, ws: { ws: `ws://127.0.0.1:${httpPort}/mqtt` } };
 }
