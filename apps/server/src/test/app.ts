@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -82,11 +90,17 @@ function migratedPglite(): Promise<Blob> {
   return pgliteTemplate;
 }
 
-const migrationsHash = () =>
-  createHash('sha256')
-    .update(readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json')))
-    .digest('hex')
-    .slice(0, 12);
+/** Names the migrated templates: the journal and every migration's text, so an edited migration makes a new one. */
+const migrationsHash = (): string => {
+  const hash = createHash('sha256').update(
+    readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json')),
+  );
+  for (const file of readdirSync(migrationsFolder())
+    .filter((f) => f.endsWith('.sql'))
+    .sort())
+    hash.update(file).update(readFileSync(path.join(migrationsFolder(), file)));
+  return hash.digest('hex').slice(0, 12);
+};
 
 // Arbitrary constant: one worker creates the template while the others wait.
 const TEMPLATE_LOCK = 727_002;
