@@ -1,5 +1,5 @@
 /**
- * What an access key may be allowed to do (a later issue creates the keys). A signed-in person carries no scopes
+ * What an access key may be allowed to do (modules/access-keys). A signed-in person carries no scopes
  * and may do whatever their role and ownership allow; an actor that carries scopes is held to them as well.
  */
 export const ACCESS_SCOPES = [
@@ -9,5 +9,11 @@ export const ACCESS_SCOPES = [
   'devices:control',
   /** Create, change, bind and delete devices. */
   'devices:write',
+  /** Firmware reads and OTA tasks over the devices the key may control. */
+  'ota',
+  /** The user's SIM cards, packages and orders. */
+  'sim',
+  /** Alert rules, contacts and alert history. */
+  'alerts',
 ] as const;
 export type AccessScope = (typeof ACCESS_SCOPES)[number];
