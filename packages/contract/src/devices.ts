@@ -127,6 +127,10 @@ export const deviceItem = z.object({
 });
 export type DeviceItem = z.infer<typeof deviceItem>;
 
+/** How a property is named and measured, as the device list shows its latest value. */
+export const propertyLabel = z.object({ key: text(), name: text(), name_us: text(), unit: text() });
+export type PropertyLabel = z.infer<typeof propertyLabel>;
+
 /** A row of GET /api/devices: the device, its owner's username (null in stock) and its latest value per property. */
 export const deviceListItem = deviceItem.extend({
   owner: text().nullable(),
@@ -139,7 +143,14 @@ export type DeviceListItem = z.infer<typeof deviceListItem>;
  * is what made the list slow, so the server counts at most `offset + DEVICE_LIST_COUNT_CAP` matches: below that
  * `total` is exact (`total_exact: true`); at the cap `total` is a lower bound (`total_exact: false`, "10,000+").
  */
-export const deviceListEnvelope = listEnvelope(deviceListItem).extend({ total_exact: z.boolean() });
+export const deviceListEnvelope = listEnvelope(deviceListItem).extend({
+  total_exact: z.boolean(),
+  /**
+   * The words for `last_values`: for each product on the page, its properties (in the product's order) with their
+   * names and units, so the list shows "温度 21.5 °C" without asking for each product after the list answers.
+   */
+  property_defs: z.record(text(), z.array(propertyLabel)),
+});
 export type DeviceListEnvelope = z.infer<typeof deviceListEnvelope>;
 
 // --- bind / unbind ------------------------------------------------------------------------------------------

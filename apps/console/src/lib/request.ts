@@ -45,11 +45,13 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export interface ListResult<T> {
+export interface ListResult<T, X extends object = object> {
   data: T[];
   total: number;
   /** `false` when `total` is only a lower bound (the device list stops counting at a cap: "10,000+"). */
   totalExact?: boolean;
+  /** The envelope's other fields (the device list's `property_defs`), as the list's contract names them. */
+  extra?: Partial<X>;
 }
 
 type AuthExpiredHandler = () => void;
@@ -247,12 +249,13 @@ export const http = {
   delete: async <T>(url: string, opts?: RequestOptions) =>
     (await request<Envelope<T>>('DELETE', url, undefined, opts)).data,
   /** A paged list: `current` / `per_page` go in `params`; answers `{ data, total }`. */
-  list: async <T>(
+  list: async <T, X extends object = object>(
     url: string,
     params?: QueryParams,
     opts?: Omit<RequestOptions, 'params'>,
-  ): Promise<ListResult<T>> => {
-    const res = await request<Envelope<T[]>>('GET', url, undefined, { ...opts, params });
-    return { data: res.data, total: res.total ?? res.data.length, totalExact: res.total_exact };
+  ): Promise<ListResult<T, X>> => {
+    const res = await request<Envelope<T[]> & Partial<X>>('GET', url, undefined, { ...opts, params });
+    const { status: _status, data, total, total_exact: totalExact, ...extra } = res;
+    return { data, total: total ?? data.length, totalExact, extra: extra as Partial<X> };
   },
 };

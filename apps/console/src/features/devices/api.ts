@@ -4,6 +4,7 @@ import type {
   DeviceCreateLine,
   DeviceDetail,
   DeviceImportResult,
+  DeviceListEnvelope,
   DeviceListItem,
 } from '@cellhub/contract/devices';
 import type { ProductItem } from '@cellhub/contract/products';
@@ -21,13 +22,17 @@ export interface DeviceListParams extends DeviceFilter {
   per_page: number;
 }
 
+/** What the device list answers beside its rows: the property names and units of the page's products. */
+export type DeviceListExtra = Pick<DeviceListEnvelope, 'property_defs'>;
+export type PropertyDefsWire = DeviceListEnvelope['property_defs'];
+
 export const DEVICES_KEY = ['devices'] as const;
 export const deviceListKey = (params: DeviceListParams) => [...DEVICES_KEY, 'list', params] as const;
 
 export function useDeviceList(params: DeviceListParams) {
   return useQuery({
     queryKey: deviceListKey(params),
-    queryFn: () => http.list<DeviceListItem>('/api/devices', { ...params }),
+    queryFn: () => http.list<DeviceListItem, DeviceListExtra>('/api/devices', { ...params }),
     placeholderData: keepPreviousData,
   });
 }
@@ -53,23 +58,24 @@ export const EXPORT_LIMIT = 10_000;
 export async function fetchForExport(
   filter: DeviceFilter,
   onProgress?: (loaded: number, total: number) => void,
-): Promise<{ rows: DeviceListItem[]; total: number; totalExact: boolean }> {
+): Promise<{ rows: DeviceListItem[]; total: number; totalExact: boolean; defs: PropertyDefsWire }> {
   const rows: DeviceListItem[] = [];
+  const defs: PropertyDefsWire = {};
   let total = 0;
   let totalExact = true;
   for (let current = 1; rows.length < EXPORT_LIMIT; current++) {
-    const page: ListResult<DeviceListItem> = await http.list<DeviceListItem>('/api/devices', {
-      ...filter,
-      current,
-      per_page: EXPORT_PAGE,
-    });
+    const page: ListResult<DeviceListItem, DeviceListExtra> = await http.list<
+      DeviceListItem,
+      DeviceListExtra
+    >('/api/devices', { ...filter, current, per_page: EXPORT_PAGE });
     total = page.total;
     totalExact = page.totalExact !== false;
     rows.push(...page.data);
+    Object.assign(defs, page.extra?.property_defs);
     onProgress?.(rows.length, Math.min(total, EXPORT_LIMIT));
     if (page.data.length < EXPORT_PAGE || (totalExact && rows.length >= total)) break;
   }
-  return { rows: rows.slice(0, EXPORT_LIMIT), total, totalExact };
+  return { rows: rows.slice(0, EXPORT_LIMIT), total, totalExact, defs };
 }
 
 export function useCreateDevices() {

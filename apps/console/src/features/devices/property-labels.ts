@@ -1,15 +1,13 @@
 /**
  * What the product says about its properties (name in zh-CN, name_us in en-US, unit), for the device list's
- * "latest data" cell and its export. A device may send keys its product does not define: they keep their key.
+ * "latest data" cell and its export. The list answer carries them (`property_defs`), so the page shows them with
+ * the rows. A device may send keys its product does not define: they keep their key.
  */
+import type { PropertyLabel } from '@cellhub/contract/devices';
 import type { PropertyValue } from '@cellhub/contract/protocol';
-import type { ProductDetail, ProductProperty } from '@cellhub/contract/products';
-import { useQueries, type QueryClient } from '@tanstack/react-query';
-import { useCallback, useMemo } from 'react';
 import type { Locale } from '../../lib/i18n';
-import { http } from '../../lib/request';
 
-export type PropertyDef = Pick<ProductProperty, 'key' | 'name' | 'name_us' | 'unit'>;
+export type PropertyDef = PropertyLabel;
 /** Product key -> its properties in the product's order. */
 export type PropertyDefs = ReadonlyMap<string, readonly PropertyDef[]>;
 
@@ -43,44 +41,6 @@ export function formatValues(
     .join(', ');
 }
 
-const defsKey = (productKey: string) => ['product-properties', productKey] as const;
-
-/** A product the caller may not read (or one deleted meanwhile) gives no definitions: its keys are shown. */
-const fetchDefs = (productKey: string) => async (): Promise<PropertyDef[]> => {
-  try {
-    const p = await http.get<ProductDetail>(`/api/products/${encodeURIComponent(productKey)}`, {
-      silent: true,
-    });
-    return p.properties.map(({ key, name, name_us, unit }) => ({ key, name, name_us, unit }));
-  } catch {
-    return [];
-  }
-};
-
-const STALE_MS = 60_000;
-
-/** The definitions of the products of a page of devices (a page rarely spans more than a few products). */
-export function usePropertyDefs(productKeys: readonly string[]): PropertyDefs {
-  const keys = useMemo(() => [...new Set(productKeys)].sort(), [productKeys]);
-  const combine = useCallback(
-    (results: { data?: PropertyDef[] }[]): PropertyDefs =>
-      new Map(keys.map((k, i) => [k, results[i]?.data ?? []])),
-    [keys],
-  );
-  return useQueries({
-    queries: keys.map((k) => ({ queryKey: defsKey(k), queryFn: fetchDefs(k), staleTime: STALE_MS })),
-    combine,
-  });
-}
-
-/** The same definitions for an export's rows, through the same cache. */
-export async function loadPropertyDefs(
-  qc: QueryClient,
-  productKeys: Iterable<string>,
-): Promise<PropertyDefs> {
-  const keys = [...new Set(productKeys)];
-  const lists = await Promise.all(
-    keys.map((k) => qc.fetchQuery({ queryKey: defsKey(k), queryFn: fetchDefs(k), staleTime: STALE_MS })),
-  );
-  return new Map(keys.map((k, i) => [k, lists[i]!]));
-}
+/** The device list's `property_defs` as a map (a product the answer leaves out gives no definitions). */
+export const defsOf = (wire: Record<string, readonly PropertyDef[]> | undefined): PropertyDefs =>
+  new Map(Object.entries(wire ?? {}));

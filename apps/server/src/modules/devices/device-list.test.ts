@@ -16,8 +16,8 @@ let productKey: string;
 let otherProduct: string;
 const aSns = Array.from({ length: 12 }, (_, i) => `L-${String(i + 1).padStart(3, '0')}`);
 
-async function product(token: string, name: string): Promise<string> {
-  const res = await t.inject({ method: 'POST', url: '/api/products', token, payload: { name } });
+async function product(token: string, name: string, properties: unknown[] = []): Promise<string> {
+  const res = await t.inject({ method: 'POST', url: '/api/products', token, payload: { name, properties } });
   expect(res.statusCode, res.body).toBe(200);
   return (res.json() as { data: { product_key: string } }).data.product_key;
 }
@@ -37,7 +37,10 @@ beforeAll(async () => {
   admin = await t.adminToken();
   a = await t.createUser();
   b = await t.createUser();
-  productKey = await product(a.token, 'DTU list');
+  productKey = await product(a.token, 'DTU list', [
+    { key: 'temp', name: '温度', name_us: 'Temperature', unit: '°C' },
+    { key: 'mode', name: '模式' },
+  ]);
   otherProduct = await product(a.token, 'Gateway list');
   // Created one at a time so ids (and "newest first") follow the SN order.
   for (const sn of aSns.slice(0, 10)) await create(a.token, productKey, [sn]);
@@ -191,6 +194,26 @@ describe('device list rows', () => {
     expect(item!.lastcommunicationat).toBe('2026-01-02T03:04:05.678Z');
     const [stock] = (await list(b.token, 'keyword=B-002')).data;
     expect(stock).toMatchObject({ last_values: {}, activatedat: null, online: 0 });
+  });
+});
+
+describe('device list property names', () => {
+  it("carry the names and units of the page's products, in the product's order, and no others", async () => {
+    const page = await list(a.token, 'keyword=L-001');
+    expect(page.property_defs).toEqual({
+      [productKey]: [
+        { key: 'temp', name: '温度', name_us: 'Temperature', unit: '°C' },
+        { key: 'mode', name: '模式', name_us: '', unit: '' },
+      ],
+    });
+    // A page over two products names both; a product without properties answers an empty list.
+    const both = await list(a.token, 'per_page=20');
+    expect(Object.keys(both.property_defs).sort()).toEqual([otherProduct, productKey].sort());
+    expect(both.property_defs[otherProduct]).toEqual([]);
+    // B sees neither of A's products.
+    const mine = await list(b.token, 'per_page=20');
+    expect(Object.keys(mine.property_defs)).not.toContain(productKey);
+    expect((await list(a.token, 'keyword=nothing-like-this')).property_defs).toEqual({});
   });
 });
 

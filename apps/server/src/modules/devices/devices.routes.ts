@@ -58,8 +58,8 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      const { items, total, totalExact } = await listDevices(app.deps, actorOf(req), req.query);
-      return { ...okList(items, total), total_exact: totalExact };
+      const { items, total, totalExact, propertyDefs } = await listDevices(app.deps, actorOf(req), req.query);
+      return { ...okList(items, total), total_exact: totalExact, property_defs: propertyDefs };
     },
   );
 

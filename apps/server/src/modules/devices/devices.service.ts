@@ -11,6 +11,7 @@ import {
   type DeviceListItem,
   type DeviceListQuery,
   type deviceUpdateBody,
+  type PropertyLabel,
 } from '@cellhub/contract/devices';
 import { type PropertyValue, SN_RULE } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
@@ -18,7 +19,7 @@ import { AppError } from '../../lib/app-error';
 import { likeKeyword } from '../../lib/paging';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
-import { products } from '../products/products.table';
+import { productProperties, products } from '../products/products.table';
 import { visibleProduct } from '../products/products.service';
 import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
@@ -204,6 +205,8 @@ export interface DeviceListPage {
   total: number;
   /** False when the count stopped at its cap: `total` is then a lower bound. */
   totalExact: boolean;
+  /** The property names and units of the products on the page, for `last_values`. */
+  propertyDefs: Record<string, PropertyLabel[]>;
 }
 
 /**
@@ -270,7 +273,33 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
   // Each row carries the statement's `total` too; the contract's item schema leaves it out of the answer.
   for (const row of rows) row.last_values ??= {};
   const items = rows as unknown as DeviceListItem[];
-  return total > bound ? { items, total: bound, totalExact: false } : { items, total, totalExact: true };
+  const propertyDefs = await propertyLabels(deps.db, [...new Set(items.map((d) => d.product_key))]);
+  return total > bound
+    ? { items, total: bound, totalExact: false, propertyDefs }
+    : { items, total, totalExact: true, propertyDefs };
+}
+
+/**
+ * The names and units of the properties of `productKeys`, in each product's order. Whoever sees a device may read
+ * its product's property names (lib/authz.ts productRight), so the list needs no product question of its own.
+ */
+async function propertyLabels(db: DbOrTx, productKeys: string[]): Promise<Record<string, PropertyLabel[]>> {
+  const labels: Record<string, PropertyLabel[]> = Object.fromEntries(productKeys.map((k) => [k, []]));
+  if (productKeys.length === 0) return labels;
+  const rows = await db
+    .select({
+      productKey: products.productKey,
+      key: productProperties.key,
+      name: productProperties.name,
+      name_us: productProperties.nameUs,
+      unit: productProperties.unit,
+    })
+    .from(productProperties)
+    .innerJoin(products, eq(products.id, productProperties.productId))
+    .where(inArray(products.productKey, productKeys))
+    .orderBy(productProperties.productId, productProperties.position);
+  for (const { productKey, ...label } of rows) labels[productKey]?.push(label);
+  return labels;
 }
 
 const rowsOf = <T>(res: unknown): T[] => (res as { rows: T[] }).rows;

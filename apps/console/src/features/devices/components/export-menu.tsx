@@ -1,11 +1,10 @@
 import { Button, Dropdown, Menu, Message } from '@arco-design/web-react';
 import { IconDownload } from '@arco-design/web-react/icon';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocaleState, type Translate } from '../../../lib/i18n';
 import { EXPORT_LIMIT, fetchForExport, type DeviceFilter } from '../api';
 import { exportTable, type DeviceColumn } from '../device-columns';
-import { loadPropertyDefs } from '../property-labels';
+import { defsOf } from '../property-labels';
 import { download, exportFileName, toCsv, toXlsx, type ExportFormat } from '../export-devices';
 
 /**
@@ -26,7 +25,6 @@ export function ExportMenu({
   t: Translate;
 }) {
   const [exporting, setExporting] = useState<string | null>(null);
-  const queryClient = useQueryClient();
   const { locale: lang } = useLocaleState();
   const onlineText = (o: 0 | 1) => (o ? t('device.online') : t('device.offline'));
 
@@ -37,6 +35,7 @@ export function ExportMenu({
         rows,
         total: matched,
         totalExact,
+        defs: wireDefs,
       } = await fetchForExport(filter, (loaded, of) =>
         setExporting(t('device.export.progress', { loaded, total: of })),
       );
@@ -44,12 +43,7 @@ export function ExportMenu({
         Message.info(t('device.export.empty'));
         return;
       }
-      const defs = columns.includes('last_values')
-        ? await loadPropertyDefs(
-            queryClient,
-            rows.map((r) => r.product_key),
-          )
-        : new Map();
+      const defs = defsOf(wireDefs);
       const table = exportTable(rows, columns, {
         header: (c) => t(`device.col.${c}`),
         onlineText,

@@ -31,11 +31,10 @@ import {
   type DeviceColumn,
 } from '../device-columns';
 import { applyDeviceEvent } from '../live-rows';
-import { formatValues, usePropertyDefs } from '../property-labels';
+import { defsOf, formatValues } from '../property-labels';
 import locale from '../locale';
 import styles from './device-pages.module.css';
 
-const NO_KEYS: string[] = [];
 const LIVE_TYPES = ['device.online', 'device.properties', 'device.info', 'device.config'] as const;
 
 /** /device/list: the caller's devices (every device for an admin), patched live while they report. */
@@ -60,8 +59,7 @@ export default function DeviceListPage() {
 
   const available = DEVICE_COLUMNS.filter((c) => isAdmin || !ADMIN_COLUMNS.includes(c));
   const visible = shown.filter((c) => available.includes(c));
-  const productKeys = useMemo(() => (data?.data ?? []).map((r) => r.product_key), [data]);
-  const defs = usePropertyDefs(visible.includes('last_values') ? productKeys : NO_KEYS);
+  const defs = useMemo(() => defsOf(data?.extra?.property_defs), [data]);
   const valuesText = (r: DeviceListItem) => formatValues(r.last_values, defs.get(r.product_key), lang);
   const onlineText = (o: 0 | 1) => (o ? t('device.online') : t('device.offline'));
   const detailUrl = (r: DeviceListItem) =>
