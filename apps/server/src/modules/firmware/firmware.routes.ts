@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
-import multipart, { type MultipartFile } from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -21,8 +20,8 @@ import {
   usableFirmwareQuery,
   usableFirmwareVersion,
 } from '@cellhub/contract/firmware';
-import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
-import { AppError, formError } from '../../lib/app-error';
+import { AppError } from '../../lib/app-error';
+import { receiveUpload } from '../../lib/multipart-upload';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
 import {
@@ -43,31 +42,13 @@ import {
 
 const ADMIN = { auth: 'admin' } as const;
 
-/** Multipart text fields as strings (the first value of each; files are not fields). */
-function fieldValues(file: MultipartFile): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, part] of Object.entries(file.fields)) {
-    const first = Array.isArray(part) ? part[0] : part;
-    if (first && first.type === 'field') out[name] = String(first.value);
-  }
-  return out;
-}
-
-/** The zod failure of the upload fields, in the 10113 shape the error handler gives schema failures. */
-function fieldsError(error: z.ZodError): AppError {
-  return new AppError(
-    10113,
-    400,
-    undefined,
-    error.issues.map((i) => ({ field: i.path.join('.') || 'body', message: i.message })),
-  );
-}
-
 /** Firmware artifact store (admin) and the versions a user may roll out. */
 export async function firmwareRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['firmware'];
   const max = app.deps.config.firmwareMaxBytes;
+  const tooLarge = () =>
+    new AppError(50001, 413, `The firmware is larger than the limit of ${max} bytes`, { max_bytes: max });
   // One byte over the limit ends the part, so the store sees the excess and answers 50001 (the rest is discarded).
   await app.register(multipart, {
     limits: { fileSize: max + 1, files: 1, fields: 10, parts: 11, fieldSize: 4096 },
@@ -210,42 +191,14 @@ export async function firmwareRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (req) => {
-      if (!req.isMultipart()) throw new AppError(50002, 415, 'Send the file as multipart/form-data');
-      // A body far over the limit is refused before reading it (the fields take a few KB at most).
-      const length = Number(req.headers['content-length']);
-      if (Number.isFinite(length) && length > max + 1024 * 1024) {
-        throw new AppError(50001, 413, `The firmware is larger than the limit of ${max} bytes`, {
-          max_bytes: max,
-        });
-      }
-      let file: MultipartFile | undefined;
-      try {
-        file = await req.file();
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 413) throw new AppError(50001);
-        throw err;
-      }
-      if (!file) throw new AppError(10113, 400, undefined, [{ field: 'file', message: 'required' }]);
-      try {
-        // Multipart fields never reach the JSON guard (input-guard.ts); the text fields are the contract's text().
-        if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
-        const fields = firmwareVersionUploadFields.safeParse(fieldValues(file));
-        if (!fields.success) throw fieldsError(fields.error);
-        return ok(
-          await uploadFirmwareVersion(app.deps, actorOf(req), req.params.id, fields.data, {
-            stream: file.file,
-            filename: file.filename,
-          }),
-        );
-      } finally {
-        // A refusal before the file was read: read it to the end anyway, so the client gets the answer.
-        if (!file.file.readableEnded && !file.file.destroyed) {
-          file.file.resume();
-          await finished(file.file).catch(() => undefined);
-        }
-      }
-    },
+    async (req) =>
+      ok(
+        await receiveUpload(
+          req,
+          { maxBytes: max, tooLarge, fields: firmwareVersionUploadFields },
+          (fields, file) => uploadFirmwareVersion(app.deps, actorOf(req), req.params.id, fields, file),
+        ),
+      ),
   );
 
   r.post(

@@ -1,8 +1,9 @@
-import { createReadStream, type ReadStream } from 'node:fs';
+import type { ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { eq, inArray } from 'drizzle-orm';
 import { AppError } from '../../lib/app-error';
 import type { Deps } from '../../lib/deps';
+import { fileAnswer } from '../../lib/file-download';
 import { BatchQueue, BatchQueueStoppedError } from '../../jobs/batch-queue';
 import { getFirmwareVersionFile } from '../firmware/firmware.service';
 import { verifyDownloadToken } from './ota-token';
@@ -18,33 +19,6 @@ export interface DownloadAnswer {
 
 /** Wrong, tampered, superseded or expired tokens all answer the same (71004, HTTP 403). */
 const denied = () => new AppError(71004);
-
-/**
- * `Range: bytes=a-b | a- | -n` against a file of `size` bytes: the inclusive byte span, `undefined` to send the whole
- * file (no header, or several ranges, which a DTU resuming a download never asks for), or `null` when it cannot be
- * satisfied (416).
- */
-export function parseRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | undefined | null {
-  if (header === undefined) return undefined;
-  const m = /^\s*bytes\s*=\s*(.*)$/i.exec(header);
-  if (!m) return null;
-  const spec = m[1]!.trim();
-  if (spec.includes(',')) return undefined;
-  const r = /^(\d*)-(\d*)$/.exec(spec);
-  if (!r || (r[1] === '' && r[2] === '')) return null;
-  if (r[1] === '') {
-    const suffix = Number(r[2]);
-    if (suffix === 0 || size === 0) return null;
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(r[1]);
-  const end = r[2] === '' ? size - 1 : Math.min(Number(r[2]), size - 1);
-  if (!Number.isSafeInteger(start) || start >= size || end < start) return null;
-  return { start, end };
-}
 
 interface RowGrant {
   id: number;
@@ -95,41 +69,12 @@ export class OtaDownloads {
     const entry = await this.versionFile(row.versionId);
     if (!entry) throw new AppError(70001);
     const { file, size } = entry;
-    const etag = `"${row.checksum}"`;
-    const out: Record<string, string> = {
+    const answer = fileAnswer({ path: file.path, size, etag: `"${row.checksum}"` }, headers, {
       'content-type': 'application/octet-stream',
-      'accept-ranges': 'bytes',
-      etag,
       'content-disposition': `attachment; filename="${file.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.bin"`,
       'cache-control': 'private, no-store',
-    };
-    // If-Range with another validator: the file changed since the partial download began, so send all of it.
-    const range = headers.ifRange !== undefined && headers.ifRange !== etag ? undefined : headers.range;
-    const span = parseRange(range, size);
-    if (span === null) {
-      const err = new AppError(10113, 416, 'Range not satisfiable', [
-        { field: 'range', message: 'not satisfiable' },
-      ]);
-      err.headers['content-range'] = `bytes */${size}`;
-      throw err;
-    }
-    if (span) {
-      out['content-range'] = `bytes ${span.start}-${span.end}/${size}`;
-      out['content-length'] = String(span.end - span.start + 1);
-      return {
-        status: 206,
-        headers: out,
-        stream: createReadStream(file.path, { start: span.start, end: span.end }),
-        rowId: row.id,
-      };
-    }
-    out['content-length'] = String(size);
-    return {
-      status: 200,
-      headers: out,
-      stream: size > 0 ? createReadStream(file.path) : undefined,
-      rowId: row.id,
-    };
+    });
+    return { ...answer, rowId: row.id };
   }
 
   /** Reads what is queued, then refuses new downloads. */

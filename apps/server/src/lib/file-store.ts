@@ -1,0 +1,214 @@
+/**
+ * The uploaded-file store shared by firmware and applications: a file is streamed to a temporary file beside its
+ * final place (same file system, so the rename is atomic) while its size is counted, its first bytes are checked and
+ * MD5 and SHA-256 are computed; it is renamed into place (DATA_DIR/files/<area>/<file_id>) only when every check
+ * passed. Nothing is ever held whole in memory, and a refused file leaves nothing behind.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { AppError, formError } from './app-error';
+import type { Deps } from './deps';
+
+export interface StoredFile {
+  fileId: string;
+  /** Absolute. */
+  path: string;
+  size: number;
+  md5: string;
+  sha256: string;
+}
+
+export interface StreamStoreOptions {
+  /** The area's directory (absolute); temporary parts go to its `tmp/`. */
+  dir: string;
+  maxBytes: number;
+  /** The 50001 refusal past `maxBytes` (its message names what is too large). */
+  tooLarge: () => AppError;
+  /**
+   * Why the first bytes (at most SNIFF_BYTES; `complete` when that is the whole file) cannot be a file of this
+   * kind, or undefined when they can. A reason answers 415 / 50002.
+   */
+  sniff: (head: Buffer, complete: boolean) => string | undefined;
+  /** A refusal known before the first byte (the file name): the source is still drained when asked to. */
+  refused?: AppError;
+  /** The digest the caller expects; a mismatch refuses the file (10113 on `checksum`). */
+  expect?: { algorithm: 'md5' | 'sha256'; checksum: string };
+  /**
+   * Keep reading the source to its end after a refusal. An HTTP upload must be read to the end for the client to
+   * receive the answer; a download of our own is better cut short.
+   */
+  drainOnFailure: boolean;
+}
+
+export const SNIFF_BYTES = 512;
+
+/** The directory of an area's files under DATA_DIR. */
+export const filesDir = (deps: Pick<Deps, 'config'>, area: string): string =>
+  path.join(deps.config.dataDir, 'files', area);
+
+/** A stored file's path; `fileId` is reduced to its base name so it can never leave the directory. */
+export const storedFilePath = (dir: string, fileId: string): string => path.join(dir, path.basename(fileId));
+
+export const fileTypeError = (reason: string): AppError =>
+  new AppError(50002, 415, `File type error: ${reason}`, [{ field: 'file', message: reason }]);
+
+export const startsWith = (b: Buffer, sig: number[], at = 0): boolean => sig.every((v, i) => b[at + i] === v);
+
+/** Valid UTF-8 made only of printable characters and ordinary white space: a text file, not a binary. */
+export function looksLikeText(b: Buffer, complete: boolean): boolean {
+  if (b.length === 0) return false;
+  // A multi-byte character cut at the end of the sniffed window is still text.
+  let end = b.length;
+  if (!complete) {
+    let i = b.length - 1;
+    let back = 0;
+    while (i >= 0 && back < 3 && (b[i]! & 0xc0) === 0x80) {
+      i--;
+      back++;
+    }
+    if (i >= 0 && b[i]! >= 0xc0) end = i;
+  }
+  const text = b.subarray(0, end);
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(text);
+  } catch {
+    return false;
+  }
+  for (const c of text) {
+    if (c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x1b) continue;
+    if (c < 0x20 || c === 0x7f) return false;
+  }
+  return true;
+}
+
+const MARKUP = /^\s*(<!doctype|<html|<\?xml|<\?php|<script|<svg|<head|<body|<%|#!)/i;
+
+/** True when the first bytes (after a UTF-8 BOM) open a web page, markup or a script. */
+export function looksLikeMarkup(head: Buffer): boolean {
+  const withoutBom = startsWith(head, [0xef, 0xbb, 0xbf]) ? head.subarray(3) : head;
+  return MARKUP.test(withoutBom.subarray(0, 64).toString('latin1'));
+}
+
+/** `head` without a leading UTF-8 byte order mark. */
+export const withoutBom = (head: Buffer): Buffer =>
+  startsWith(head, [0xef, 0xbb, 0xbf]) ? head.subarray(3) : head;
+
+/**
+ * Streams `source` into `options.dir`. Refusals: 50002 for `refused` or the first bytes, 50001 past `maxBytes`,
+ * 10113 for an empty file or a checksum mismatch.
+ */
+export async function storeStream(source: Readable, options: StreamStoreOptions): Promise<StoredFile> {
+  const max = options.maxBytes;
+  let failure: AppError | undefined = options.refused;
+  if (failure && !options.drainOnFailure) throw failure;
+
+  const tmpDir = path.join(options.dir, 'tmp');
+  await mkdir(tmpDir, { recursive: true });
+  const tmp = path.join(tmpDir, `${randomUUID()}.part`);
+  const out = createWriteStream(tmp, { flags: 'wx' });
+  const outDone = once(out, 'close');
+  // A write error is raised by `drain` or `finish` below; this keeps it from being an unhandled 'error' event.
+  let writeError: Error | undefined;
+  out.on('error', (err) => (writeError = err));
+
+  const md5 = createHash('md5');
+  const sha256 = createHash('sha256');
+  let size = 0;
+  let head: Buffer = Buffer.alloc(0);
+  let sniffed = false;
+
+  const cleanUp = async () => {
+    out.destroy();
+    await outDone.catch(() => undefined);
+    await rm(tmp, { force: true });
+  };
+
+  try {
+    for await (const data of source) {
+      if (failure) {
+        if (options.drainOnFailure) continue;
+        break;
+      }
+      const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as Uint8Array);
+      size += chunk.length;
+      if (size > max) {
+        failure = options.tooLarge();
+        continue;
+      }
+      if (!sniffed) {
+        head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+        if (head.length >= SNIFF_BYTES) {
+          sniffed = true;
+          const reason = options.sniff(head, false);
+          if (reason) {
+            failure = fileTypeError(reason);
+            continue;
+          }
+        }
+      }
+      md5.update(chunk);
+      sha256.update(chunk);
+      if (writeError) throw writeError;
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    if (!failure && size === 0) failure = formError('file', 'the file is empty');
+    if (!failure && !sniffed) {
+      const reason = options.sniff(head, true);
+      if (reason) failure = fileTypeError(reason);
+    }
+  } catch (err) {
+    await cleanUp();
+    // A multipart limit of the request (one byte over the maximum) ends the part with a 413 error.
+    if ((err as { statusCode?: number }).statusCode === 413) throw options.tooLarge();
+    throw err;
+  }
+  if (failure) {
+    await cleanUp();
+    throw failure;
+  }
+
+  out.end();
+  await outDone;
+  if (writeError) {
+    await rm(tmp, { force: true });
+    throw writeError;
+  }
+  const digests = { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
+  if (options.expect?.checksum && digests[options.expect.algorithm] !== options.expect.checksum) {
+    await rm(tmp, { force: true });
+    throw new AppError(10113, 400, 'The checksum does not match the file', [
+      {
+        field: 'checksum',
+        message: `does not match the file (its ${options.expect.algorithm} is ${digests[options.expect.algorithm]})`,
+      },
+    ]);
+  }
+  const fileId = randomUUID();
+  const finalPath = storedFilePath(options.dir, fileId);
+  await rename(tmp, finalPath);
+  return { fileId, path: finalPath, size, ...digests };
+}
+
+/** Removes stored files; a file already gone is fine, any other failure is logged, never thrown. */
+export async function removeStoredFiles(
+  deps: Pick<Deps, 'log'>,
+  dir: string,
+  fileIds: string[],
+): Promise<void> {
+  await Promise.all(
+    fileIds.map((id) =>
+      rm(storedFilePath(dir, id), { force: true }).catch((err: unknown) =>
+        deps.log.warn({ err, fileId: id }, 'could not remove a stored file'),
+      ),
+    ),
+  );
+}
+
+/** The name a file is recorded with: its base name, printable, at most 255 characters, or `fallback`. */
+export const cleanFilename = (name: string, fallback: string): string =>
+  // eslint-disable-next-line no-control-regex
+  (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').slice(-255) || fallback;
