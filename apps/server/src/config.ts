@@ -76,6 +76,11 @@ const envSchema = z.object({
     .int()
     .min(1)
     .default(64 * 1024 * 1024),
+  APPLICATION_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(512 * 1024 * 1024),
   /** Comma list of host[:port], IP[:port], [IPv6]:port and CIDR entries the outbound client may reach anyway. */
   OUTBOUND_ALLOW: z
     .string()
@@ -182,6 +187,8 @@ export interface Config {
   logLevel: string;
   /** Largest firmware binary accepted (upload or URL import), bytes. */
   firmwareMaxBytes: number;
+  /** Largest application package accepted (docs/applications.md), bytes. */
+  applicationMaxBytes: number;
   /** Whole-download limit of a firmware URL import, ms. */
   firmwareFetchTimeoutMs: number;
   /**
@@ -264,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smsCodeLogFile: e.SMS_CODE_LOG_FILE ? path.resolve(e.SMS_CODE_LOG_FILE) : undefined,
     logLevel: e.LOG_LEVEL,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
+    applicationMaxBytes: e.APPLICATION_MAX_BYTES,
     firmwareFetchTimeoutMs: e.FIRMWARE_FETCH_TIMEOUT_MS,
     outboundAllow: e.OUTBOUND_ALLOW,
     notify: {

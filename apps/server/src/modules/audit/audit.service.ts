@@ -88,7 +88,15 @@ export type AuditAction =
   | 'alert_contact_update'
   | 'alert_contact_delete'
   | 'alert_contact_verify'
-  | 'alert_ack';
+  | 'alert_ack'
+  // access keys (docs/open-api.md)
+  | 'access_key_create'
+  | 'access_key_update'
+  | 'access_key_enable'
+  | 'access_key_disable'
+  | 'access_key_rotate'
+  | 'access_key_verify'
+  | 'access_key_delete';
 
 export interface AuditEntry {
   uid: number | null;
