@@ -82,6 +82,11 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   CardAdminPackage: () => import('../features/sim/pages/package-list-page'),
   CardAdminPackageCreate: () => import('../features/sim/pages/package-create-page'),
   CardAdminPackageEdit: () => import('../features/sim/pages/package-edit-page'),
+  AccessKeyList: () => import('../features/access-keys/pages/access-key-list-page'),
+  AccessKeyCreate: () => import('../features/access-keys/pages/access-key-create-page'),
+  AccessKeyDetail: () => import('../features/access-keys/pages/access-key-detail-page'),
+  Share: () => import('../features/shares/pages/share-page'),
+  MyShareList: () => import('../features/shares/pages/my-share-list-page'),
 };
 
 export function pageLoader(name: string): PageLoader {
