@@ -1,0 +1,180 @@
+import type { AccessKeyItem } from '@cellhub/contract/access-keys';
+import { Button, Space, Tag, Typography, type TableColumnProps } from '@arco-design/web-react';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
+import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import {
+  ButtonAction,
+  ConfirmAction,
+  LinkAction,
+  RowActions,
+  RowLink,
+} from '../../../components/row-actions';
+import { formatTime } from '../../../lib/format-time';
+import { useLocale } from '../../../lib/i18n';
+import { useAccessKeyList, useDeleteAccessKey, type AccessKeyListParams } from '../api';
+import { EnabledSwitch } from '../components/enabled-switch';
+import { useRotateSecret } from '../components/rotate-secret';
+import { isExpired, ScopeTags, VerifiedTag } from '../components/scope-tags';
+import { VerifyModal } from '../components/verify-modal';
+import locale from '../locale';
+import styles from '../components/access-keys.module.css';
+
+const detailPath = (ak: string) => `/accesskey/detail/${ak}`;
+
+export default function AccessKeyListPage() {
+  const t = useLocale(locale);
+  const navigate = useNavigate();
+  const { form, params, setParams, search } = useKeywordList<AccessKeyListParams>();
+  const query = useAccessKeyList(params);
+  const remove = useDeleteAccessKey();
+  const { rotate, modal } = useRotateSecret();
+  const [verifying, setVerifying] = useState<string | null>(null);
+  const showOwner = query.data?.data.some((k) => k.owner !== null) ?? false;
+
+  const columns: TableColumnProps<AccessKeyItem>[] = [
+    {
+      title: t('accessKey.col.accessKey'),
+      dataIndex: 'access_key',
+      render: (v: string) => (
+        <Typography.Text className={styles.mono} copyable={{ text: v }} style={{ margin: 0 }}>
+          <RowLink to={detailPath(v)}>{v}</RowLink>
+        </Typography.Text>
+      ),
+    },
+    { title: t('accessKey.col.name'), dataIndex: 'name' },
+    ...(showOwner
+      ? [
+          {
+            title: t('accessKey.col.owner'),
+            dataIndex: 'owner',
+            render: (v: AccessKeyItem['owner']) => v?.username ?? '',
+          },
+        ]
+      : []),
+    {
+      title: t('accessKey.col.scopes'),
+      dataIndex: 'scopes',
+      render: (v: AccessKeyItem['scopes']) => <ScopeTags scopes={v} />,
+    },
+    {
+      title: t('accessKey.col.verified'),
+      dataIndex: 'verified',
+      render: (v: boolean) => <VerifiedTag verified={v} />,
+    },
+    {
+      title: t('accessKey.col.enabled'),
+      dataIndex: 'enabled',
+      render: (_: boolean, row) => <EnabledSwitch item={row} />,
+    },
+    {
+      title: t('accessKey.col.expires'),
+      dataIndex: 'expires_at',
+      render: (v: string | null) =>
+        v === null ? (
+          <span className={styles.muted}>{t('accessKey.never')}</span>
+        ) : (
+          <Space size={4} className={styles.nowrap}>
+            <span>{formatTime(v)}</span>
+            {isExpired(v) && (
+              <Tag size="small" color="red">
+                {t('accessKey.expired')}
+              </Tag>
+            )}
+          </Space>
+        ),
+    },
+    {
+      title: t('accessKey.col.lastUsed'),
+      dataIndex: 'last_used_at',
+      render: (v: string | null, row) =>
+        v === null ? (
+          <span className={styles.muted}>{t('accessKey.neverUsed')}</span>
+        ) : (
+          <div className={styles.stack}>
+            <span className={styles.nowrap}>{formatTime(v)}</span>
+            <span className={`${styles.mono} ${styles.muted}`}>{row.last_used_ip}</span>
+          </div>
+        ),
+    },
+    {
+      title: t('accessKey.col.created'),
+      dataIndex: 'created_at',
+      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
+    },
+    {
+      title: t('common.operations'),
+      dataIndex: 'operations',
+      fixed: 'right',
+      render: (_: unknown, row) => (
+        <RowActions>
+          <LinkAction to={detailPath(row.access_key)}>{t('accessKey.detail')}</LinkAction>
+          {!row.verified && (
+            <ButtonAction onClick={() => setVerifying(row.access_key)}>{t('accessKey.verify')}</ButtonAction>
+          )}
+          <ConfirmAction title={t('accessKey.rotate.confirm')} onConfirm={() => rotate(row.access_key)}>
+            {t('accessKey.rotate')}
+          </ConfirmAction>
+          <ConfirmAction
+            title={t('accessKey.delete.confirm')}
+            status="danger"
+            done={t('accessKey.delete.done')}
+            onConfirm={() => remove.mutateAsync(row.access_key)}
+          >
+            {t('common.delete')}
+          </ConfirmAction>
+        </RowActions>
+      ),
+    },
+  ];
+
+  return (
+    <ListPage<AccessKeyItem, AccessKeyListParams>
+      title={t('accessKey.list.title')}
+      help={t('accessKey.list.help')}
+      search={
+        <ListSearchBar form={form} grid="third" onSearch={search}>
+          <KeywordFilter
+            label={t('accessKey.keyword')}
+            placeholder={t('accessKey.keyword.placeholder')}
+            onSearch={search}
+          />
+        </ListSearchBar>
+      }
+      dividerStyle={{ marginTop: 0 }}
+      create={{ label: t('accessKey.create'), to: '/accesskey/create' }}
+      toolbarEnd={
+        <Button type="text" href="/api/docs" target="_blank">
+          {t('accessKey.docs')}
+        </Button>
+      }
+      rowKey="access_key"
+      columns={columns}
+      query={query}
+      params={params}
+      setParams={setParams}
+      total={(total) => t('accessKey.total', { total })}
+      tableProps={{ scroll: { x: 'max-content' } }}
+      empty={
+        <ListEmpty
+          text={t('accessKey.empty')}
+          hint={t('accessKey.empty.hint')}
+          actions={
+            <>
+              <Button type="primary" size="small" onClick={() => void navigate('/accesskey/create')}>
+                {t('accessKey.create')}
+              </Button>
+              <Button size="small" href="/api/docs" target="_blank">
+                {t('accessKey.docs')}
+              </Button>
+            </>
+          }
+        />
+      }
+    >
+      {modal}
+      <VerifyModal accessKey={verifying} onClose={() => setVerifying(null)} />
+    </ListPage>
+  );
+}
