@@ -36,6 +36,9 @@ import { simPlugin } from './modules/sim/sim.plugin';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
 import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
 import { userCommandsRoutes } from './modules/user-commands/user-commands.routes';
+import { ShareAudienceCache } from './modules/shares/share-audience';
+import { sharesPlugin } from './modules/shares/shares.plugin';
+import { sharesRoutes } from './modules/shares/shares.routes';
 import { userRoutes } from './modules/user/user.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { ensureInitialAdmin } from './modules/users/users.service';
@@ -127,6 +130,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     caches: {
       deviceCounts: new DeviceCountCache(config.deviceListCountCacheMs),
       dashboardDays: new PastDayCache(),
+      shares: new ShareAudienceCache(),
     },
   };
   // The gateway is the services' device link from the start: until the broker attaches it answers 20401, as
@@ -175,6 +179,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(notifyPlugin);
     await app.register(otaPlugin);
     await app.register(alertsPlugin);
+    await app.register(sharesPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);
@@ -197,6 +202,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
+    await app.register(sharesRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

@@ -17,9 +17,17 @@ export type InboxCategory = (typeof INBOX_CATEGORIES)[number];
  * - `ota_finished`: params `task_id`, `task_name`, `succeeded`, `failed`, `skipped`, `reason` (`every_device_ended`
  *   or `window_ended`);
  * - `sim_expiring`: params `iccid`, `phone`, `expiry` (ISO 8601), `days`;
- * - `sim_data_low`: params `iccid`, `phone`, `remaining_mb`, `percent`.
+ * - `sim_data_low`: params `iccid`, `phone`, `remaining_mb`, `percent`;
+ * - `share_received`: params `from` (the owner's username), `count`, `right` (`view`/`control`), `sn` and
+ *   `device_name` (empty unless one device); kept in the `alert` tab (device notices) so the tabs stay three.
  */
-export const INBOX_KINDS = ['alert_raised', 'ota_finished', 'sim_expiring', 'sim_data_low'] as const;
+export const INBOX_KINDS = [
+  'alert_raised',
+  'ota_finished',
+  'sim_expiring',
+  'sim_data_low',
+  'share_received',
+] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
 export const INBOX_CATEGORY_OF: Record<InboxKind, InboxCategory> = {
@@ -27,6 +35,7 @@ export const INBOX_CATEGORY_OF: Record<InboxKind, InboxCategory> = {
   ota_finished: 'ota',
   sim_expiring: 'sim',
   sim_data_low: 'sim',
+  share_received: 'alert',
 };
 
 /** What a message opens: an alert (history id), an OTA task (id), a SIM card (iccid) or a device (sn). */

@@ -289,10 +289,37 @@ export function ruleWatchesDevice(owner: Subject, device: DeviceAccessRow): bool
 
 /**
  * The list filter over a device owner column: the devices the actor may at least view. None for admins (unless
- * scopes forbid reading devices at all). Shares will widen it with an `or exists (share)` here.
+ * scopes forbid reading devices at all); for anyone else their own devices, and, given the device id column, the
+ * devices shared with them by a live share (no expiry, or an expiry still ahead of the database clock) of the
+ * device's current owner. The share rows are named by their table (`device_shares`, modules/shares/shares.table.ts),
+ * so this file stays free of module imports.
  */
-export function deviceListFilter(actor: Actor, uidColumn: PgColumn): SQL | undefined {
+export function deviceListFilter(actor: Actor, uidColumn: PgColumn, idColumn?: PgColumn): SQL | undefined {
   note(actor, 'device');
   if (actor.scopes && scopeCap(actor.scopes) < RANK.view) return sql`false`;
-  return actor.role === 'admin' ? undefined : eq(uidColumn, actor.uid);
+  if (actor.role === 'admin') return undefined;
+  if (!idColumn) return eq(uidColumn, actor.uid);
+  return sql`(${uidColumn} = ${actor.uid} or exists (select 1 from device_shares ds where ds.device_id = ${idColumn} and ds.grantee_uid = ${actor.uid} and ds.owner_uid = ${uidColumn} and (ds.expires_at is null or ds.expires_at > now())))`;
 }
+
+/** A share as the layer reads it: the right, and until when (null: no end). */
+export interface ShareGrant {
+  right: 'view' | 'control';
+  expiresAt: Date | null;
+}
+
+/**
+ * The right a share gives at `now`, or undefined when there is none or it has ended. The one expiry rule: a share
+ * is live while `expires_at` is null or later than now (the SQL filter above says the same with the database clock).
+ */
+export function liveShare(grant: ShareGrant | undefined, now: Date): 'view' | 'control' | undefined {
+  if (!grant) return undefined;
+  if (grant.expiresAt && grant.expiresAt.getTime() <= now.getTime()) return undefined;
+  return grant.right;
+}
+
+/**
+ * Who may share a device (create, change or revoke its shares, make links of it): whoever may manage it (its owner,
+ * or an admin acting for the owner), never a share holder and never a scoped actor without `devices:write`.
+ */
+export const canShare = (actor: Subject, device: DeviceAccessRow): boolean => canManage(actor, device);

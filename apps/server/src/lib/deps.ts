@@ -6,6 +6,7 @@ import type { Db } from '../db/client';
 import type { DeviceLink } from '../gateway/device-link';
 import type { PastDayCache } from '../modules/dashboard/past-day-cache';
 import type { DeviceCountCache } from '../modules/devices/device-count-cache';
+import type { ShareAudienceCache } from '../modules/shares/share-audience';
 import type { EventBus } from '../realtime/event-bus';
 import type { PgChannels } from '../realtime/pg-channels';
 import type { SecretBox } from './crypto';
@@ -43,6 +44,8 @@ export interface InstanceCaches {
   deviceCounts: DeviceCountCache;
   /** The dashboard trend's finished days (modules/dashboard/past-day-cache.ts); entries expire. */
   dashboardDays: PastDayCache;
+  /** Live device shares for the browser stream and the alert evaluator (modules/shares/share-audience.ts). */
+  shares: ShareAudienceCache;
 }
 
 /** Where a request came from; recorded in sessions and audit rows. */

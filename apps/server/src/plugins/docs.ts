@@ -34,6 +34,7 @@ export const docsPlugin = fp(
           { name: 'dashboard', description: 'Workplace figures: device counts and daily trends' },
           { name: 'firmware', description: 'firmware and versions: the binaries OTA tasks roll out' },
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
+          { name: 'shares', description: 'device shares (view or control right) and share links' },
         ],
       },
       transform: jsonSchemaTransform,

@@ -25,6 +25,11 @@ export type DomainEvent =
   /** Alert triggers were created, edited, enabled, disabled or deleted (committed) on this instance. */
   | { type: 'alert-triggers.changed'; ids: number[] }
   /**
+   * Shares of these devices were created, changed or ended (committed) on this or, relayed by the shares plugin,
+   * another instance: the share audience cache (modules/shares/share-audience.ts) drops and re-reads them.
+   */
+  | { type: 'share.changed'; deviceIds: number[] }
+  /**
    * An OTA task was created, started, paused, cancelled or deleted (committed) on this instance: the OTA engine
    * pushes its counts (`ota.task` to browsers) and wakes the dispatchers. A deleted task's row is gone, so the
    * event carries what its last browser event needs.

@@ -53,7 +53,7 @@ class Client {
   ) {}
 }
 
-type HubDeps = Pick<Deps, 'db' | 'now' | 'log' | 'events'>;
+type HubDeps = Pick<Deps, 'db' | 'now' | 'log' | 'events' | 'caches'>;
 
 /**
  * The browsers connected to this instance at /api/ws. Each signed-in socket receives the bus's device events its
@@ -181,8 +181,11 @@ export class WsHub {
 
   private dispatch(event: DeviceEvent, audience: Audience): void {
     let text: string | undefined;
+    // Shares of the device, as this instance knows them now; expiry is compared with the clock at this send.
+    const shares = this.deps.caches.shares.grantsOf(event.sn);
+    const now = shares.length > 0 ? this.deps.now() : undefined;
     const offer = (c: Client) => {
-      if (!c.actor || !mayReceive(c.actor, audience)) return;
+      if (!c.actor || !mayReceive(c.actor, audience, shares, now)) return;
       if (c.filter && !c.filter.has(event.sn)) return;
       if (c.socket.readyState !== OPEN) return;
       if (c.socket.bufferedAmount > this.opts.maxBufferedBytes) {
@@ -194,7 +197,7 @@ export class WsHub {
       c.socket.send(text);
       this.counters.eventsSent++;
     };
-    for (const uid of audienceUids(audience)) {
+    for (const uid of audienceUids(audience, shares)) {
       const set = this.byUid.get(uid);
       if (set) for (const c of set) offer(c);
     }

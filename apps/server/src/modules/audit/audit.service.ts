@@ -89,6 +89,14 @@ export type AuditAction =
   | 'alert_contact_delete'
   | 'alert_contact_verify'
   | 'alert_ack'
+  // sharing (docs/sharing.md)
+  | 'share_create'
+  | 'share_update'
+  | 'share_revoke'
+  | 'share_leave'
+  | 'share_link_create'
+  | 'share_link_revoke'
+  | 'share_link_accept'
   // access keys (docs/open-api.md)
   | 'access_key_create'
   | 'access_key_update'
