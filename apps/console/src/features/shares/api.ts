@@ -100,13 +100,21 @@ export function useShareLinkPreview(token: string | undefined) {
   });
 }
 
+/**
+ * Accepts a link. Only what it changed is read again: reading the preview again would answer 10211 for a link
+ * this use has just spent, while the page is on its way to the device list.
+ */
 export function useAcceptShareLink(token: string) {
-  const invalidate = useInvalidate();
+  const qc = useQueryClient();
   return useMutation({
     mutationFn: () =>
       http.post<ShareLinkAccepted>(`/api/share-links/${encodeURIComponent(token)}/accept`, undefined, {
         silent: true,
       }),
-    onSuccess: invalidate,
+    onSuccess: () =>
+      Promise.all([
+        qc.invalidateQueries({ queryKey: [...SHARES_KEY, 'incoming'] }),
+        qc.invalidateQueries({ queryKey: DEVICES_KEY }),
+      ]),
   });
 }
