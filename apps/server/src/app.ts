@@ -11,6 +11,8 @@ import { gatewayPlugin } from './gateway/gateway.plugin';
 import type { Deps } from './lib/deps';
 import type { SmsProvider } from './lib/sms';
 import { alertsPlugin } from './modules/alerts/alerts.plugin';
+import { accessKeysPlugin } from './modules/access-keys/access-keys.plugin';
+import { accessKeysRoutes } from './modules/access-keys/access-keys.routes';
 import { alertsRoutes } from './modules/alerts/alerts.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsPlugin } from './modules/commands/commands.plugin';
@@ -202,6 +204,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
+    await app.register(accessKeysPlugin);
+    await app.register(accessKeysRoutes);
     await app.register(sharesRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {

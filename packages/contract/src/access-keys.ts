@@ -165,7 +165,7 @@ export const accessKeyUse = z.object({
   id: z.number().int(),
   at: text(),
   method: text(),
-  /** The route pattern (`GET /api/devices/:sn`), or the path when no route matched. */
+  /** The route pattern (`/api/devices/:sn`), or the path when no route matched. */
   route: text(),
   ip: text(),
   code: z.number().int(),

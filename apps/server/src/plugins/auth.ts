@@ -3,8 +3,19 @@ import fp from 'fastify-plugin';
 import { AppError, RateLimitError } from '../lib/app-error';
 import { authorizeRoute, DEFAULT_ROUTE_ACCESS, ROUTE_ACCESS, type RouteAccess } from '../lib/authz';
 import type { Actor, RequestContext } from '../lib/deps';
+import { SIGNATURE_HEADERS } from '@cellhub/contract/signature';
 import { authenticate } from '../modules/auth/auth.service';
 import { SessionCache } from '../modules/auth/session-cache';
+import { authenticateSigned, type KeyUse, recordUse } from '../modules/access-keys/signed-auth';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A signed request (access key, no Bearer) waiting for its body: checked in preValidation. */
+    signedPending: boolean;
+    /** The key a signed request named, recorded with the answer's code when the answer is sent. */
+    accessKeyUse: KeyUse | null;
+  }
+}
 
 export const requestContext = (request: FastifyRequest): RequestContext => ({
   ip: request.ip,
@@ -22,6 +33,17 @@ function bearer(request: FastifyRequest): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
+}
+
+/** The `code` of an error answer's JSON body. */
+function errorCodeOf(payload: unknown): number | undefined {
+  if (typeof payload !== 'string') return undefined;
+  try {
+    const code = (JSON.parse(payload) as { code?: unknown }).code;
+    return typeof code === 'number' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // The API docs are public; everything else under /api is guarded unless its route says otherwise.
@@ -58,6 +80,10 @@ class FloodGuard {
 export const authPlugin = fp(
   async (app: FastifyInstance) => {
     app.decorateRequest('actor', null);
+    app.decorateRequest('signedPending', false);
+    app.decorateRequest('accessKeyUse', null);
+    /** When each key's last_used_at was last written by this instance. */
+    const lastUsed = new Map<number, { at: number; ip: string }>();
     const { config } = app.deps;
     const guard =
       config.rateLimitPerMinute > 0 ? new FloodGuard(config.rateLimitPerMinute, app.deps.now) : undefined;
@@ -89,11 +115,51 @@ export const authPlugin = fp(
       const access = routeConfig.auth ?? DEFAULT_ROUTE_ACCESS;
       if (access === 'public') return;
       const token = bearer(request);
+      // Signed with an access key: the signature covers the body, which is parsed after this hook.
+      if (!token && request.headers[SIGNATURE_HEADERS.accessKey] !== undefined) {
+        request.signedPending = true;
+        return;
+      }
       const actor = token
         ? await authenticate(app.deps, token, requestContext(request), sessions)
         : undefined;
       if (actor) request.actor = actor;
       authorizeRoute(access, actor ?? null);
+    });
+
+    // Signed requests (docs/open-api.md): the key's owner, held to the key's scopes and the open-route table.
+    app.addHook('preValidation', async (request) => {
+      if (!request.signedPending) return;
+      const use: { current?: KeyUse } = {};
+      try {
+        const actor = await authenticateSigned(
+          app.deps,
+          {
+            ...requestContext(request),
+            method: request.method,
+            url: request.url,
+            routeUrl: request.routeOptions.url,
+            body: request.body,
+            headers: request.headers,
+          },
+          use,
+          lastUsed,
+        );
+        request.actor = actor;
+        authorizeRoute(request.routeOptions.config.auth ?? DEFAULT_ROUTE_ACCESS, actor);
+      } finally {
+        request.accessKeyUse = use.current ?? null;
+      }
+    });
+
+    // Every signed request that named a key is recorded with the code it was answered with (0 for a success).
+    app.addHook('onSend', async (request, reply, payload) => {
+      const use = request.accessKeyUse;
+      if (!use) return payload;
+      request.accessKeyUse = null;
+      use.code = reply.statusCode < 400 ? 0 : (errorCodeOf(payload) ?? reply.statusCode);
+      await recordUse(app.deps, use, reply.statusCode);
+      return payload;
     });
   },
   { name: 'auth', dependencies: ['error-handler'] },

@@ -1,0 +1,83 @@
+import type { AccessScope } from '@cellhub/contract/access';
+
+/**
+ * The open API: every route an access key may call, as `METHOD /api/path/:param` (Fastify's route pattern), with
+ * the scope it needs. A signed request to a route missing here is refused with 10227 whatever the key's scopes;
+ * a route here still goes through the route's own rules (lib/authz.ts), with the key's owner as the actor and the
+ * key's scopes capping what the owner may do (a read-only key sees devices but cannot command them).
+ * Admin routes are never here: an actor with scopes is refused them (requireAdmin). docs/open-api.md lists this
+ * table, and the OpenAPI document marks each route with its scope (plugins/docs.ts).
+ */
+export const OPEN_ROUTES: Readonly<Record<string, AccessScope>> = {
+  // devices: reading
+  'GET /api/devices': 'devices:read',
+  'GET /api/devices/:sn': 'devices:read',
+  'GET /api/devices/:sn/properties': 'devices:read',
+  'GET /api/devices/:sn/properties/series': 'devices:read',
+  'GET /api/devices/:sn/commands': 'devices:read',
+  'GET /api/devices/:sn/config': 'devices:read',
+  'GET /api/devices/:sn/logs': 'devices:read',
+  'GET /api/devices/:sn/drops': 'devices:read',
+  'GET /api/devices/:sn/raw': 'devices:read',
+  // devices: commands and configuration
+  'POST /api/devices/:sn/commands': 'devices:control',
+  'POST /api/devices/:sn/commands/:id/cancel': 'devices:control',
+  'PUT /api/devices/:sn/config': 'devices:control',
+  'POST /api/devices/:sn/raw': 'devices:control',
+  // devices: create, change, bind, delete
+  'POST /api/devices': 'devices:write',
+  'PUT /api/devices/:sn': 'devices:write',
+  'DELETE /api/devices/:sn': 'devices:write',
+  'POST /api/devices/bind': 'devices:write',
+  'POST /api/devices/:sn/unbind': 'devices:write',
+  // OTA: firmware the caller may use, and tasks over their devices
+  'GET /api/firmware/versions/usable': 'ota',
+  'GET /api/ota/tasks': 'ota',
+  'POST /api/ota/tasks': 'ota',
+  'POST /api/ota/tasks/preview': 'ota',
+  'GET /api/ota/tasks/:id': 'ota',
+  'DELETE /api/ota/tasks/:id': 'ota',
+  'GET /api/ota/tasks/:id/devices': 'ota',
+  'POST /api/ota/tasks/:id/start': 'ota',
+  'POST /api/ota/tasks/:id/pause': 'ota',
+  'POST /api/ota/tasks/:id/cancel': 'ota',
+  // SIM cards, packages, orders
+  'GET /api/cards': 'sim',
+  'GET /api/cards/:iccid': 'sim',
+  'GET /api/cards/:iccid/usage': 'sim',
+  'GET /api/cards/:iccid/orders': 'sim',
+  'GET /api/packages': 'sim',
+  'GET /api/packages/:id': 'sim',
+  'GET /api/orders': 'sim',
+  'POST /api/orders': 'sim',
+  'GET /api/orders/:id': 'sim',
+  'POST /api/orders/:id/pay': 'sim',
+  'POST /api/orders/:id/cancel': 'sim',
+  // alerts: triggers, rules, contacts, history
+  'GET /api/alert/triggers': 'alerts',
+  'POST /api/alert/triggers': 'alerts',
+  'GET /api/alert/triggers/:id': 'alerts',
+  'PUT /api/alert/triggers/:id': 'alerts',
+  'PUT /api/alert/triggers/:id/enable': 'alerts',
+  'DELETE /api/alert/triggers/:id': 'alerts',
+  'GET /api/alert/configs': 'alerts',
+  'POST /api/alert/configs': 'alerts',
+  'GET /api/alert/configs/:id': 'alerts',
+  'PUT /api/alert/configs/:id': 'alerts',
+  'DELETE /api/alert/configs/:id': 'alerts',
+  'GET /api/alert/contacts': 'alerts',
+  'POST /api/alert/contacts': 'alerts',
+  'GET /api/alert/contacts/:id': 'alerts',
+  'PUT /api/alert/contacts/:id': 'alerts',
+  'DELETE /api/alert/contacts/:id': 'alerts',
+  'GET /api/alert/history': 'alerts',
+  'POST /api/alert/history/:id/ack': 'alerts',
+  'POST /api/alert/history/ack': 'alerts',
+};
+
+/** The scope a route needs from a key (HEAD as its GET), or undefined when keys may not call it. */
+export function openRouteScope(method: string, routeUrl: string | undefined): AccessScope | undefined {
+  if (!routeUrl) return undefined;
+  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  return OPEN_ROUTES[`${m} ${routeUrl}`];
+}
