@@ -25,6 +25,7 @@ export default defineConfig({
       './apps/console/vitest.config.ts',
       './apps/console/vitest.node.config.ts',
       './apps/devsim',
+      './packages/client',
     ],
   },
 });
