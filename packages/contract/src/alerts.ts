@@ -382,6 +382,8 @@ export const alertHistoryItem = z.object({
   key: text().nullable(),
   /** The product's name for the property now (its key when the product does not define it; '' for online triggers). */
   property_name: text(),
+  /** Its English name (name_us), '' when the product gives none: the console then shows property_name. */
+  property_name_us: text(),
   type: alertTriggerType,
   a: z.number().nullable(),
   b: z.number().nullable(),

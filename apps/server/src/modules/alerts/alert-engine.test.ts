@@ -76,6 +76,9 @@ describe('raise once, kept active, recover once', () => {
       raised_value: 30.5,
       recovered_at: null,
       push_count: 1,
+      // The property in both of the product's languages, as the trigger list gives it.
+      property_name: '温度',
+      property_name_us: 'Temperature',
     });
     const item = data<{ state: string }>(
       await t.inject({ method: 'GET', url: `/api/alert/triggers/${trigger.id}`, token: a.token }),

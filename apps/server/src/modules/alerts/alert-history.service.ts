@@ -5,12 +5,17 @@ import type { Actor, Deps } from '../../lib/deps';
 import { findVisibleOwned, ownerFilter } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { users } from '../users/users.table';
-import { propertyNames } from './alert-triggers.service';
+import { propertyNames, type PropertyNames } from './alert-triggers.service';
 import { alertHistory, type AlertHistoryRow, unboxValue } from './alerts.table';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function toItem(r: AlertHistoryRow, ackBy: string | null, names: Map<string, string>): AlertHistoryItem {
+function toItem(
+  r: AlertHistoryRow,
+  ackBy: string | null,
+  names: Map<string, PropertyNames>,
+): AlertHistoryItem {
+  const named = r.key ? names.get(`${r.productKey}\u0000${r.key}`) : undefined;
   return {
     id: r.id,
     trigger_id: r.triggerId,
@@ -20,7 +25,8 @@ function toItem(r: AlertHistoryRow, ackBy: string | null, names: Map<string, str
     device_name: r.deviceName,
     product_key: r.productKey,
     key: r.key,
-    property_name: r.key ? (names.get(`${r.productKey}\u0000${r.key}`) ?? r.key) : '',
+    property_name: r.key ? (named?.name ?? r.key) : '',
+    property_name_us: named?.nameUs ?? '',
     type: r.type,
     a: r.a,
     b: r.b,

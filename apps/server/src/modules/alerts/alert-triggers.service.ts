@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, ne, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
 import {
   ALERT_TYPE_VALUES,
   type alertTriggerListQuery,
@@ -29,34 +29,30 @@ interface DeviceInfo {
   productKey: string;
 }
 
-/** Names of properties by `product_key\0key`. */
+/** A property's names: the product's Chinese `name` and English `name_us` ('' when it gives none). */
+export interface PropertyNames {
+  name: string;
+  nameUs: string;
+}
+
+/** The names of the properties of `pairs`' products, by `product_key\0key`, in one read. */
 export async function propertyNames(
   db: DbOrTx,
   pairs: { productKey: string; key: string }[],
-): Promise<Map<string, string>> {
+): Promise<Map<string, PropertyNames>> {
   const keys = [...new Set(pairs.map((p) => p.productKey))];
   if (keys.length === 0) return new Map();
   const rows = await db
-    .select({ productKey: products.productKey, key: productProperties.key, name: productProperties.name })
+    .select({
+      productKey: products.productKey,
+      key: productProperties.key,
+      name: productProperties.name,
+      nameUs: productProperties.nameUs,
+    })
     .from(productProperties)
     .innerJoin(products, eq(products.id, productProperties.productId))
     .where(inArray(products.productKey, keys));
-  return new Map(rows.map((r) => [`${r.productKey}\u0000${r.key}`, r.name]));
-}
-
-/** The English names (name_us) of the same pairs; properties without one are left out. */
-async function propertyNamesUs(
-  db: DbOrTx,
-  pairs: { productKey: string; key: string }[],
-): Promise<Map<string, string>> {
-  const keys = [...new Set(pairs.map((p) => p.productKey))];
-  if (keys.length === 0) return new Map();
-  const rows = await db
-    .select({ productKey: products.productKey, key: productProperties.key, name: productProperties.nameUs })
-    .from(productProperties)
-    .innerJoin(products, eq(products.id, productProperties.productId))
-    .where(and(inArray(products.productKey, keys), ne(productProperties.nameUs, '')));
-  return new Map(rows.map((r) => [`${r.productKey}\u0000${r.key}`, r.name]));
+  return new Map(rows.map((r) => [`${r.productKey}\u0000${r.key}`, { name: r.name, nameUs: r.nameUs }]));
 }
 
 async function contactIdsOf(db: DbOrTx, triggerIds: number[]): Promise<Map<number, number[]>> {
@@ -85,7 +81,6 @@ async function toItems(db: DbOrTx, rows: Joined[]): Promise<AlertTriggerItem[]> 
     r.device && r.t.key ? [{ productKey: r.device.productKey, key: r.t.key }] : [],
   );
   const names = await propertyNames(db, pairs);
-  const namesUs = await propertyNamesUs(db, pairs);
   return rows.map(({ t, device, state }) => {
     const cids = contacts.get(t.id) ?? [];
     const presence = isPresenceType(t.type);
@@ -101,9 +96,9 @@ async function toItems(db: DbOrTx, rows: Joined[]): Promise<AlertTriggerItem[]> 
       scene_id: t.sceneId,
       key: presence ? null : t.key,
       property_name:
-        presence || !t.key ? '' : (names.get(`${device?.productKey ?? ''}\u0000${t.key}`) ?? t.key),
+        presence || !t.key ? '' : (names.get(`${device?.productKey ?? ''}\u0000${t.key}`)?.name ?? t.key),
       property_name_us:
-        presence || !t.key ? '' : (namesUs.get(`${device?.productKey ?? ''}\u0000${t.key}`) ?? ''),
+        presence || !t.key ? '' : (names.get(`${device?.productKey ?? ''}\u0000${t.key}`)?.nameUs ?? ''),
       type: t.type,
       a: t.a,
       b: t.b,

@@ -13,9 +13,9 @@ import {
 import { useState } from 'react';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { formatTime } from '../../../lib/format-time';
-import { useLocale } from '../../../lib/i18n';
+import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { listPagination } from '../../../lib/list-pagination';
-import { conditionText, HISTORY_COLOR, valueText } from '../alert-format';
+import { conditionText, HISTORY_COLOR, triggerPropertyName, valueText } from '../alert-format';
 import { type HistoryListParams, useAcknowledge, useHistoryList } from '../api';
 import locale from '../locale';
 import styles from '../pages/alert.module.css';
@@ -28,6 +28,7 @@ interface Filter {
 /** The alert history: raised and recovered alerts, newest first, acknowledged one by one or several at once. */
 export function HistoryTab() {
   const t = useLocale(locale);
+  const { locale: lang } = useLocaleState();
   const [form] = Form.useForm<Filter>();
   const [params, setParams] = useState<HistoryListParams>({ current: 1, per_page: 10 });
   const [selected, setSelected] = useState<number[]>([]);
@@ -66,7 +67,7 @@ export function HistoryTab() {
       dataIndex: 'type',
       render: (_: unknown, row) => (
         <span className={styles.nowrap}>
-          {conditionText(t, { type: row.type, a: row.a, b: row.b, property: row.property_name })}
+          {conditionText(t, { type: row.type, a: row.a, b: row.b, property: triggerPropertyName(row, lang) })}
         </span>
       ),
     },

@@ -25,7 +25,8 @@ const alert = (id: number, acked = false): AlertHistoryItem => ({
   device_name: `Boiler ${id}`,
   product_key: 'pk01',
   key: 'temp',
-  property_name: 'Temperature',
+  property_name: '温度',
+  property_name_us: 'Temperature',
   type: 4,
   a: null,
   b: 30,
@@ -148,6 +149,9 @@ describe('Workplace operations blocks', () => {
     expect(screen.getByText('没有活动告警')).toBeTruthy();
     expect(screen.getByText('今天没有设备离线')).toBeTruthy();
     cleanup();
+    show(all(state({ data: filled })));
+    expect(within(screen.getByTestId('ops-alerts')).getByText('too hot 1 · 温度 41')).toBeTruthy();
+    cleanup();
     localStorage.setItem('arco-locale', 'en-US');
     show(all(state({ data: empty })));
     for (const text of [
@@ -173,6 +177,8 @@ describe('Workplace operations blocks', () => {
         ?.getAttribute('href'),
     ).toBe('/alert/device-trigger/list?tab=history');
     expect(within(alerts).getByText('Acknowledged')).toBeTruthy();
+    // The property in the chosen language: English name in en-US (Chinese in zh-CN, below).
+    expect(within(alerts).getByText('too hot 1 · Temperature 41')).toBeTruthy();
 
     const ota = screen.getByTestId('ops-ota');
     expect(within(ota).getByText('night rollout').closest('a')?.getAttribute('href')).toBe('/ota/task/42');

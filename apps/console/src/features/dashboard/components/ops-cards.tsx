@@ -22,7 +22,7 @@ import {
 import type { ReactNode } from 'react';
 import { RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
-import { useLocale } from '../../../lib/i18n';
+import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { useAcknowledgeAlert } from '../api';
 import locale from '../locale';
 import styles from './ops-cards.module.css';
@@ -93,6 +93,9 @@ function OpsCard({
 
 export function AlertsBlock({ state }: { state: OpsState }) {
   const t = useLocale(locale);
+  const { locale: lang } = useLocaleState();
+  const propertyName = (r: AlertHistoryItem) =>
+    (lang === 'en-US' && r.property_name_us) || r.property_name || r.key;
   const ack = useAcknowledgeAlert();
   const block = state.data?.alerts;
   const columns: TableColumnProps<AlertHistoryItem>[] = [
@@ -111,7 +114,7 @@ export function AlertsBlock({ state }: { state: OpsState }) {
       render: (v: string, r) => (
         <RowLink to="/alert/device-trigger/list?tab=history" className={styles.clip} title={v}>
           {v}
-          {r.raised_value !== null && r.key ? ` · ${r.property_name || r.key} ${String(r.raised_value)}` : ''}
+          {r.raised_value !== null && r.key ? ` · ${propertyName(r)} ${String(r.raised_value)}` : ''}
         </RowLink>
       ),
     },
