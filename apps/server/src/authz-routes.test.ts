@@ -21,6 +21,7 @@ const PARAMS: Record<string, string> = {
   token: 'abc',
   version_id: '999999',
   device_id: '999999',
+  ak: 'AKAAAAAAAAAAAAAAAAAAAA',
 };
 
 /** A valid request for routes whose schema needs more than the path (keyed `METHOD /api/path/{param}`). */
@@ -80,6 +81,10 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   'POST /api/alert/contacts/{id}/verify': { payload: { channel: 'sms', code: '000000' } },
   'POST /api/alert/history/ack': { payload: { ids: [999999] } },
   'POST /api/inbox/read': { payload: { ids: [999999] } },
+  'POST /api/access-keys': { payload: { name: 'K', scopes: ['devices:read'] } },
+  'PUT /api/access-keys/{ak}': { payload: { name: 'K' } },
+  'POST /api/access-keys/{ak}/verify-code': { payload: { channel: 'sms' } },
+  'POST /api/access-keys/{ak}/verify': { payload: { code: '000000' } },
 };
 
 let t: TestApp;

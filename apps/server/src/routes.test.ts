@@ -1172,6 +1172,77 @@ const ROUTES: RouteCase[] = [
     auth: 'admin',
     bad: { query: { per_page: '0' } },
   },
+  // access keys (docs/open-api.md)
+  {
+    method: 'GET',
+    path: '/api/access-keys',
+    url: '/api/access-keys',
+    auth: 'user',
+    bad: { url: '/api/access-keys?per_page=0' },
+  },
+  {
+    method: 'POST',
+    path: '/api/access-keys',
+    url: '/api/access-keys',
+    auth: 'user',
+    bad: { payload: { name: '', scopes: ['root'] } },
+  },
+  {
+    method: 'GET',
+    path: '/api/access-keys/{ak}',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA',
+    auth: 'user',
+    bad: { url: '/api/access-keys/ak-lower-case' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/access-keys/{ak}',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA',
+    auth: 'user',
+    bad: { payload: { ip_allow: ['300.1.1.1'] } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/access-keys/{ak}',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA',
+    auth: 'user',
+    bad: { url: '/api/access-keys/AK1' },
+  },
+  {
+    method: 'POST',
+    path: '/api/access-keys/{ak}/rotate',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/rotate',
+    auth: 'user',
+    bad: { url: '/api/access-keys/AK1/rotate' },
+  },
+  {
+    method: 'POST',
+    path: '/api/access-keys/{ak}/verify-code',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/verify-code',
+    auth: 'user',
+    bad: { payload: { channel: 'fax' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/access-keys/{ak}/verify',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/verify',
+    auth: 'user',
+    bad: { payload: { code: 'abc' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/access-keys/{ak}/uses',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/uses',
+    auth: 'user',
+    bad: { url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/uses?per_page=1000' },
+  },
+  {
+    method: 'GET',
+    path: '/api/access-keys/{ak}/usage',
+    url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/usage',
+    auth: 'user',
+    bad: { url: '/api/access-keys/AKAAAAAAAAAAAAAAAAAAAA/usage?days=365' },
+  },
 ];
 
 let t: TestApp;
