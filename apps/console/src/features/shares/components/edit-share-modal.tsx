@@ -1,4 +1,4 @@
-import { Descriptions, Form, Modal } from '@arco-design/web-react';
+import { Form, Modal } from '@arco-design/web-react';
 import type { OutgoingShareItem, ShareRight } from '@cellhub/contract/shares';
 import { ExpiryField, expiryToIso, RightField } from '../../../components/share-dialog/share-fields';
 import { useLocale } from '../../../lib/i18n';
@@ -54,35 +54,27 @@ export default function EditShareModal({
       unmountOnExit
     >
       {share ? (
-        <>
-          <Descriptions
-            column={1}
-            labelStyle={{ color: 'var(--color-text-3)', width: 120 }}
-            style={{ marginBottom: 16 }}
-            data={[
-              {
-                label: t('share.edit.device'),
-                value: share.device_name ? `${share.sn} · ${share.device_name}` : share.sn,
-              },
-              { label: t('share.edit.to'), value: share.to_username },
-            ]}
-          />
-          <Form<Values>
-            key={share.id}
-            form={form}
-            layout="horizontal"
-            labelCol={{ span: 5 }}
-            wrapperCol={{ span: 19 }}
-            initialValues={{
-              right: share.right,
-              // An expiry already past is not offered again (the picker refuses past dates): it starts empty.
-              expires_at: share.expires_at && !share.expired ? new Date(share.expires_at) : undefined,
-            }}
-          >
-            <RightField />
-            <ExpiryField />
-          </Form>
-        </>
+        <Form<Values>
+          key={share.id}
+          form={form}
+          layout="horizontal"
+          labelCol={{ span: 5 }}
+          wrapperCol={{ span: 19 }}
+          initialValues={{
+            right: share.right,
+            // An expiry already past is not offered again (the picker refuses past dates): it starts empty.
+            expires_at: share.expires_at && !share.expired ? new Date(share.expires_at) : undefined,
+          }}
+        >
+          <Form.Item label={t('share.edit.device')}>
+            <span>{share.device_name ? `${share.sn} · ${share.device_name}` : share.sn}</span>
+          </Form.Item>
+          <Form.Item label={t('share.edit.to')}>
+            <span>{share.to_username}</span>
+          </Form.Item>
+          <RightField />
+          <ExpiryField />
+        </Form>
       ) : null}
     </Modal>
   );

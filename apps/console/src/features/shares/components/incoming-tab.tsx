@@ -72,7 +72,7 @@ export function IncomingTab({ tabs }: { tabs: ReactNode }) {
       search={
         <>
           {tabs}
-          <ListSearchBar form={form} grid="third" onSearch={search}>
+          <ListSearchBar form={form} grid="half" onSearch={search}>
             <KeywordFilter
               label={t('share.filter.keyword')}
               placeholder={t('share.filter.keyword.incoming')}

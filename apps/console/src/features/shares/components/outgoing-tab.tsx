@@ -78,7 +78,7 @@ export function OutgoingTab({ tabs }: { tabs: ReactNode }) {
       search={
         <>
           {tabs}
-          <ListSearchBar form={form} grid="third" onSearch={search}>
+          <ListSearchBar form={form} grid="half" onSearch={search}>
             <KeywordFilter
               label={t('share.filter.keyword')}
               placeholder={t('share.filter.keyword.outgoing')}

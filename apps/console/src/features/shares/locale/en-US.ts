@@ -64,7 +64,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'share.landing.decline': 'Not now',
   'share.landing.accepted': 'Share accepted: {count} device(s)',
   'share.landing.invalid.hint':
-    'The link may have expired, been revoked or used up, or the address is incomplete. Ask the owner for a new link.',
+    'An expired, revoked or used-up link shows this too. Ask the owner for a new link.',
   'share.landing.own.hint': 'This is your own share link: send it to someone else.',
   'share.landing.toDevices': 'Back to devices',
   'share.landing.toMyShares': 'My shares',

@@ -58,8 +58,7 @@ const zhCN = {
   'share.landing.accept': '接受分享',
   'share.landing.decline': '暂不接受',
   'share.landing.accepted': '已接受分享：{count} 台设备',
-  'share.landing.invalid.hint':
-    '链接可能已过期、已被撤销、已达到使用次数上限，或地址不完整。请向设备所有者索取新的链接。',
+  'share.landing.invalid.hint': '过期、已撤销或已用完的链接也会这样显示。请向设备所有者索取新的链接。',
   'share.landing.own.hint': '这是你自己创建的分享链接，请把它发给其他人。',
   'share.landing.toDevices': '返回设备列表',
   'share.landing.toMyShares': '查看我的分享',
