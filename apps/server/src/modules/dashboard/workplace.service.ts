@@ -80,11 +80,10 @@ export async function dashboardWorkplace(
     listCards(deps, actor, { ...page, flag: 'exhausted' }),
     offlineToday(deps, actor, since),
   ]);
-  const soonest = [...expiring.items].sort((a, b) => (a.expiry ?? '').localeCompare(b.expiry ?? ''));
   return {
     alerts: { total: alerts.total, items: alerts.items },
     ota: { total: ota.total, items: ota.items },
-    sim_expiring: { total: expiring.total, items: soonest },
+    sim_expiring: { total: expiring.total, items: expiring.items },
     sim_exhausted: { total: exhausted.total, items: exhausted.items },
     offline_today: offline,
     since: since.toISOString(),

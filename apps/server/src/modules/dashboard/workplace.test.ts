@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DashboardWorkplace } from '@cellhub/contract/dashboard';
+import { type DashboardWorkplace, WORKPLACE_LIMIT } from '@cellhub/contract/dashboard';
 import { alertDevices, createTrigger, report } from '../../test/alerts-test-kit';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { act, createTask, otaFixture } from '../../test/ota-test-kit';
@@ -109,6 +109,25 @@ describe('GET /api/dashboard/workplace', () => {
     expect(all.alerts.total).toBe(2);
     expect(all.sim_expiring.total).toBe(3);
     expect(all.ota.total).toBe(1);
+  });
+
+  it('lists the cards that expire soonest, not the newest cards that expire', async () => {
+    const c = await t.createUser();
+    const provider = await manualProvider(t, admin);
+    const now = t.app.deps.now().getTime();
+    // Created oldest first with the soonest expiry first: a newest-first page would leave the most urgent out.
+    const iccids: string[] = [];
+    for (let i = 0; i <= WORKPLACE_LIMIT; i++) {
+      const iccid = await createCard(t, admin, { provider_id: provider, uid: c.uid });
+      await t.app.deps.db
+        .update(simCards)
+        .set({ expiresAt: new Date(now + (i + 1) * 86_400_000) })
+        .where(eq(simCards.iccid, iccid));
+      iccids.push(iccid);
+    }
+    const view = await workplace(c.token);
+    expect(view.sim_expiring.total).toBe(WORKPLACE_LIMIT + 1);
+    expect(view.sim_expiring.items.map((x) => x.iccid)).toEqual(iccids.slice(0, WORKPLACE_LIMIT));
   });
 
   it('takes the start of today from the browser within two days, else UTC midnight; refuses bad input', async () => {

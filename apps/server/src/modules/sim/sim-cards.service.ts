@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, gte, ilike, inArray, lte, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, ilike, inArray, lte, ne, or, type SQL, sql } from 'drizzle-orm';
 import { stringify } from 'csv-stringify/sync';
 import type { z } from 'zod';
 import {
@@ -215,6 +215,9 @@ function baseQuery(db: DbOrTx, now: Date) {
     .leftJoin(users, eq(users.id, simCards.uid));
 }
 
+const expiringFirst = (query: ListQuery): boolean =>
+  query.flag === 'expiring' || query.expiring_days !== undefined;
+
 export async function listCards(
   deps: Deps,
   actor: Actor,
@@ -225,7 +228,8 @@ export async function listCards(
   const [rows, [total]] = await Promise.all([
     baseQuery(deps.db, now)
       .where(where)
-      .orderBy(desc(simCards.id))
+      // Cards about to expire are listed soonest first, which is the order they need renewing in.
+      .orderBy(...(expiringFirst(query) ? [asc(simCards.expiresAt), desc(simCards.id)] : [desc(simCards.id)]))
       .limit(query.per_page)
       .offset((query.current - 1) * query.per_page),
     deps.db.select({ n: count() }).from(simCards).where(where),
