@@ -143,7 +143,7 @@ export type ShareLinkItem = z.infer<typeof shareLinkItem>;
 
 export const shareLinkIdParams = shareIdParams;
 /** Any token of a sane length is looked up: a malformed one answers 10211 like an unknown one. */
-export const shareTokenParams = z.object({ token: text().min(1).max(128) });
+export const shareTokenParams = z.object({ token: text().min(1).max(64) });
 
 /** GET /api/share-links/:token: what accepting would give the signed-in caller. */
 export const shareLinkPreview = z.object({

@@ -96,7 +96,8 @@ async function shareableDevices(db: DbOrTx, actor: Actor, sns: string[]): Promis
   const out: ShareableDevice[] = [];
   for (const sn of sns) {
     const d = found.get(sn);
-    if (!d || d.uid === null || !canShare(actor, d)) {
+    // Asked of the layer for a missing device too (as nobody's), so every answer is the layer's.
+    if (!canShare(actor, d ?? { uid: null }) || !d || d.uid === null) {
       throw new AppError(10210, 400, undefined, [{ field: 'sns', message: `not shareable: ${sn}` }]);
     }
     out.push({ ...d, uid: d.uid });
@@ -349,7 +350,7 @@ export async function updateShare(
   const expiresAt = expiryOf(deps, body.expires_at);
   const deviceId = await deps.db.transaction(async (tx) => {
     const row = await shareRow(tx, id);
-    if (!row || !owns(actor, { uid: row.ownerUid })) throw new AppError(10107);
+    if (!owns(actor, row && { uid: row.ownerUid }) || !row) throw new AppError(10107);
     await tx
       .update(deviceShares)
       .set({ right: body.right, expiresAt, updatedat: sql`now()` })
@@ -378,9 +379,10 @@ export async function updateShare(
 export async function deleteShare(deps: Deps, actor: Actor, id: number): Promise<null> {
   const deviceId = await deps.db.transaction(async (tx) => {
     const row = await shareRow(tx, id);
+    const owner = owns(actor, row && { uid: row.ownerUid });
     if (!row) throw new AppError(10107);
     const leaving = row.granteeUid === actingOnSelf(actor);
-    if (!leaving && !owns(actor, { uid: row.ownerUid })) throw new AppError(10107);
+    if (!leaving && !owner) throw new AppError(10107);
     await tx.delete(deviceShares).where(eq(deviceShares.id, id));
     await writeAudit(tx, {
       uid: actor.uid,
@@ -492,7 +494,7 @@ export async function listShareLinks(
 export async function deleteShareLink(deps: Deps, actor: Actor, id: number): Promise<null> {
   await deps.db.transaction(async (tx) => {
     const [row] = await tx.select().from(shareLinks).where(eq(shareLinks.id, id)).for('update');
-    if (!row || row.revokedAt || !owns(actor, { uid: row.ownerUid })) throw new AppError(10107);
+    if (!owns(actor, row && { uid: row.ownerUid }) || !row || row.revokedAt) throw new AppError(10107);
     await tx
       .update(shareLinks)
       .set({ revokedAt: sql`now()` })
