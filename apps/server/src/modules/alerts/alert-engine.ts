@@ -4,7 +4,7 @@ import type { PropertyValue } from '@cellhub/contract/protocol';
 import type { DbOrTx } from '../../db/client';
 import { BatchQueue } from '../../jobs/batch-queue';
 import { type Periodic, startPeriodic } from '../../jobs/periodic';
-import { ruleWatchesDevice, type Subject } from '../../lib/authz';
+import { type DeviceAccessRow, liveShare, ruleWatchesDevice, type Subject } from '../../lib/authz';
 import type { Deps } from '../../lib/deps';
 import type { DeviceRef } from '../devices/device-ref';
 import { devices } from '../devices/devices.table';
@@ -449,6 +449,20 @@ export class AlertEngine {
 
   // --- judging -------------------------------------------------------------------------------------------------
 
+  /**
+   * The device as the layer sees it for a rule of `ownerUid`: with the right of a live share the rule's owner holds
+   * on it (the share audience cache, docs/sharing.md), so a share holder's rule watches the shared device while the
+   * share lasts.
+   */
+  private watched(ownerUid: number, device: DeviceRef): DeviceAccessRow {
+    if (device.uid === ownerUid || device.uid === null) return device;
+    const grant = this.deps.caches.shares
+      .grantsOf(device.sn)
+      .find((g) => g.uid === ownerUid && g.ownerUid === device.uid);
+    const shared = liveShare(grant, this.deps.now());
+    return shared ? { uid: device.uid, shared } : device;
+  }
+
   /** Adds to `changes` each trigger of the device whose state the new values would change (or a repeat is due). */
   private judge(p: Pending, changes: Change[], only?: Set<number>): void {
     const entries = this.byDevice.get(p.device.id);
@@ -456,7 +470,7 @@ export class AlertEngine {
     let nowMs: number | undefined;
     for (const e of entries) {
       if (only && !only.has(e.id)) continue;
-      if (!ruleWatchesDevice(e.owner, p.device)) continue;
+      if (!ruleWatchesDevice(e.owner, this.watched(e.owner.uid, p.device))) continue;
       let met: boolean | undefined;
       let value: PropertyValue;
       if (e.key === null) {
