@@ -14,6 +14,7 @@ import { alertsPlugin } from './modules/alerts/alerts.plugin';
 import { accessKeysPlugin } from './modules/access-keys/access-keys.plugin';
 import { accessKeysRoutes } from './modules/access-keys/access-keys.routes';
 import { alertsRoutes } from './modules/alerts/alerts.routes';
+import { applicationsRoutes } from './modules/applications/applications.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsPlugin } from './modules/commands/commands.plugin';
 import { commandsRoutes } from './modules/commands/commands.routes';
@@ -204,6 +205,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
+    await app.register(applicationsRoutes);
     await app.register(accessKeysPlugin);
     await app.register(accessKeysRoutes);
     await app.register(sharesRoutes);

@@ -65,7 +65,7 @@ const flag = z.union([
  */
 const icon = text()
   .trim()
-  .max(200_000)
+  .max(1_000_000)
   .refine((v) => v === '' || v.startsWith('data:'), 'icon_rule');
 
 const applicationFields = {

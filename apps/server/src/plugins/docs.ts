@@ -33,6 +33,10 @@ export const docsPlugin = fp(
           { name: 'config-templates', description: 'batch configuration templates and their sync' },
           { name: 'dashboard', description: 'Workplace figures: device counts and daily trends' },
           { name: 'firmware', description: 'firmware and versions: the binaries OTA tasks roll out' },
+          {
+            name: 'applications',
+            description: 'applications admins publish and their versions, for download',
+          },
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
           { name: 'shares', description: 'device shares (view or control right) and share links' },
         ],

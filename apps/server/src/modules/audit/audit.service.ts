@@ -104,7 +104,14 @@ export type AuditAction =
   | 'access_key_disable'
   | 'access_key_rotate'
   | 'access_key_verify'
-  | 'access_key_delete';
+  | 'access_key_delete'
+  // applications (docs/applications.md)
+  | 'application_create'
+  | 'application_update'
+  | 'application_delete'
+  | 'application_version_create'
+  | 'application_version_update'
+  | 'application_version_delete';
 
 export interface AuditEntry {
   uid: number | null;
