@@ -3,6 +3,37 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { SIGNATURE_WINDOW_SECONDS } from '@cellhub/contract/signature';
+import { openRouteScope } from '../modules/access-keys/open-routes';
+
+const ACCESS_KEY_SCHEME = {
+  type: 'apiKey' as const,
+  in: 'header' as const,
+  name: 'x-n-accesskey',
+  description:
+    'Signed request with an access key (docs/open-api.md): headers `x-n-accesskey`, `x-n-ts` (Unix seconds, ' +
+    `within ${SIGNATURE_WINDOW_SECONDS} s of the server), \`x-n-nonce\` (8-64 of [A-Za-z0-9_-], once per key), and ` +
+    '`x-n-signature` = lowercase hex HMAC-SHA256 keyed by the secret of: the path without `/api` and query, ' +
+    '`x-n-ts=<ts>`, `x-n-nonce=<nonce>`, then `name=value` of every query parameter (GET, DELETE, HEAD) or ' +
+    'top-level JSON body field (other methods) sorted by name, joined with `&`. Only the operations marked with ' +
+    'this scheme accept it; `x-cellhub-scope` names the scope the key needs (10227 without it).',
+};
+
+/**
+ * The zod transform, then the open API's marks: an operation on the open-route table accepts either a session or a
+ * signed key, and names the scope the key needs.
+ */
+const transform: typeof jsonSchemaTransform = (input) => {
+  const out = jsonSchemaTransform(input);
+  const methods = [input.route.method].flat();
+  const scope = methods.map((m) => openRouteScope(String(m), input.url)).find((s) => s !== undefined);
+  if (!scope) return out;
+  const security: Record<string, string[]>[] = [{ bearer: [] }, { accessKey: [] }];
+  return {
+    ...out,
+    schema: { ...out.schema, security, 'x-cellhub-scope': scope },
+  };
+};
 
 /** OpenAPI 3 generated from the routes' zod schemas: JSON at /api/docs/json, the UI at /api/docs. */
 export const docsPlugin = fp(
@@ -18,7 +49,10 @@ export const docsPlugin = fp(
           version: '0.1.0',
         },
         components: {
-          securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'token from sign-in' } },
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'token from sign-in' },
+            accessKey: ACCESS_KEY_SCHEME,
+          },
         },
         security: [{ bearer: [] }],
         tags: [
@@ -33,15 +67,12 @@ export const docsPlugin = fp(
           { name: 'config-templates', description: 'batch configuration templates and their sync' },
           { name: 'dashboard', description: 'Workplace figures: device counts and daily trends' },
           { name: 'firmware', description: 'firmware and versions: the binaries OTA tasks roll out' },
-          {
-            name: 'applications',
-            description: 'applications admins publish and their versions, for download',
-          },
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
           { name: 'shares', description: 'device shares (view or control right) and share links' },
+          { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
         ],
       },
-      transform: jsonSchemaTransform,
+      transform,
     });
     await app.register(swaggerUi, {
       routePrefix: '/api/docs',

@@ -6,7 +6,9 @@ import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { createDevices } from '../../test/gateway-test-kit';
 import { givePhone, newNonce, signed, verifiedKey } from '../../test/signed-request';
 import { auditLogs } from '../audit/audit.table';
+import { ACCESS_SCOPES } from '@cellhub/contract/access';
 import { accessKeyNonces, accessKeys, accessKeyUses } from './access-keys.table';
+import { OPEN_ROUTES } from './open-routes';
 
 let t: TestApp;
 let admin: string;
@@ -467,5 +469,55 @@ describe('signed requests', () => {
       .from(accessKeyNonces)
       .where(eq(accessKeyNonces.accessKeyId, row!.id));
     expect(after).toHaveLength(0);
+  });
+});
+
+describe('the open-route table', () => {
+  const SAMPLE: Record<string, string> = { sn: 'AK-DEV-1', id: '999999', iccid: '89860000000000000000' };
+  const entries = Object.entries(OPEN_ROUTES).map(([k, scope]) => {
+    const [method, route] = k.split(' ') as ['GET' | 'POST' | 'PUT' | 'DELETE', string];
+    return { method, route, scope, url: route.replace(/:(\w+)/g, (_m, n: string) => SAMPLE[n] ?? '1') };
+  });
+
+  it('names real signed-in routes, never an admin one, and the OpenAPI document marks each with its scope', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<
+        string,
+        Record<string, { security?: Record<string, unknown>[]; 'x-cellhub-scope'?: string }>
+      >;
+      components: { securitySchemes: Record<string, unknown> };
+    };
+    expect(doc.components.securitySchemes.accessKey).toMatchObject({ type: 'apiKey', name: 'x-n-accesskey' });
+    for (const e of entries) {
+      expect(t.app.routeAccess.get(`${e.method} ${e.route}`), `${e.method} ${e.route}`).toBe('user');
+      const op = doc.paths[e.route.replace(/:(\w+)/g, '{$1}')]?.[e.method.toLowerCase()];
+      expect(op?.['x-cellhub-scope'], `${e.method} ${e.route}`).toBe(e.scope);
+      expect(op?.security).toEqual([{ bearer: [] }, { accessKey: [] }]);
+    }
+    let marked = 0;
+    for (const ops of Object.values(doc.paths))
+      for (const op of Object.values(ops)) if (op['x-cellhub-scope']) marked++;
+    expect(marked).toBe(entries.length);
+  });
+
+  it('each route: a key without its scope gets 10227, a key with only that scope passes the key check', async () => {
+    const keys = new Map<string, { access_key: string; secret: string }>();
+    for (const scope of ACCESS_SCOPES) {
+      keys.set(scope, await verifiedKey(t, a.token, PHONE_A, { name: `only ${scope}`, scopes: [scope] }));
+    }
+    const problems: string[] = [];
+    for (const e of entries) {
+      const other = ACCESS_SCOPES.find((s) => s !== e.scope)!;
+      const payload = e.method === 'GET' || e.method === 'DELETE' ? undefined : {};
+      const without = await signed(t, { method: e.method, url: e.url, payload, key: keys.get(other)! });
+      const withScope = await signed(t, { method: e.method, url: e.url, payload, key: keys.get(e.scope)! });
+      const codeOf = (r: typeof without) => (r.statusCode >= 400 ? errorOf(r).code : 0);
+      if (codeOf(without) !== 10227)
+        problems.push(`${e.method} ${e.route} without ${e.scope}: ${without.body}`);
+      const c = codeOf(withScope);
+      if (c >= 10220 && c <= 10228)
+        problems.push(`${e.method} ${e.route} with ${e.scope}: ${withScope.body}`);
+    }
+    expect(problems).toEqual([]);
   });
 });
