@@ -33,7 +33,7 @@ import {
   useUpdateVersion,
   useUploadVersion,
 } from '../api';
-import { formatSize } from '../format-size';
+import { formatSize } from '../../../lib/format-size';
 import locale from '../locale';
 import styles from '../pages/firmware.module.css';
 import { checksumFits, FIRMWARE_ACCEPT, hasFirmwareExtension } from '../version-rules';

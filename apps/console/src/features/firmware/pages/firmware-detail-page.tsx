@@ -28,8 +28,8 @@ import {
   useFirmwareVersions,
   useUpdateVersion,
 } from '../api';
-import { downloadVersionFile } from '../download';
-import { formatSize } from '../format-size';
+import { downloadFile } from '../../../lib/download-file';
+import { formatSize } from '../../../lib/format-size';
 import locale from '../locale';
 import styles from './firmware.module.css';
 import { recordState, isRecordId } from '../../../components/result-page/result-page';
@@ -71,7 +71,9 @@ export default function FirmwareDetailPage() {
     );
 
   const download = (v: FirmwareVersion) =>
-    downloadVersionFile(id, v.id, v.filename).catch((e: unknown) => Message.error((e as Error).message));
+    downloadFile(`/api/firmware/${id}/versions/${v.id}/file`, v.filename).catch((e: unknown) =>
+      Message.error((e as Error).message),
+    );
 
   const columns: TableColumnProps<FirmwareVersion>[] = [
     {

@@ -1,13 +1,14 @@
-import { getToken } from '../../lib/auth';
-import { ApiError, buildUrl } from '../../lib/request';
+import { getToken } from './auth';
+import { ApiError, buildUrl } from './request';
 
 /**
- * Saves a version's binary. The download needs the bearer token, so it is fetched and handed to the browser as a
- * blob rather than opened as a plain link. Failures answer like the request layer (ApiError with the code).
+ * Saves a file the API serves to signed-in callers (a firmware binary, an application package). The download needs
+ * the bearer token, so it is fetched and handed to the browser as a blob rather than opened as a plain link.
+ * Failures answer like the request layer (ApiError with the code).
  */
-export async function downloadVersionFile(id: number, versionId: number, filename: string): Promise<void> {
+export async function downloadFile(path: string, filename: string): Promise<void> {
   const token = getToken();
-  const res = await fetch(buildUrl(`/api/firmware/${id}/versions/${versionId}/file`), {
+  const res = await fetch(buildUrl(path), {
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
   if (!res.ok) {
