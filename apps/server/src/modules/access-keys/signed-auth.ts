@@ -123,7 +123,14 @@ export async function authenticateSigned(
 
   const params = requestParams(req.method, req.url, req.body);
   if (!params) throw new AppError(10221);
-  const secret = deps.box.decrypt(key.secret, secretContext(key.accessKey));
+  let secret: string;
+  try {
+    secret = deps.box.decrypt(key.secret, secretContext(key.accessKey));
+  } catch (err) {
+    // Sealed under another SECRET_KEY (or damaged): no signature can match; the operator sees why in the log.
+    deps.log.error({ err, accessKey: key.accessKey }, 'access key secret does not open');
+    throw new AppError(10221);
+  }
   const expected = Buffer.from(
     signCanonical(secret, canonicalString({ path: req.url, ts, nonce, params })),
     'hex',
