@@ -6,11 +6,13 @@ import {
   authorizeRoute,
   canControl,
   canManage,
+  canShare,
   canView,
   canViewProduct,
   deviceListFilter,
   deviceRight,
   hasScope,
+  liveShare,
   ownerFilter,
   productRight,
   requireAdmin,
@@ -148,6 +150,32 @@ describe('devices', () => {
       params: [alice.uid],
     });
     expect(sqlOf(deviceListFilter(actor(1, 'admin', []), devices.uid))?.sql).toBe('false');
+  });
+
+  it('widens a list with the live shares of the caller when given the id column', () => {
+    expect(deviceListFilter(admin, devices.uid, devices.id)).toBeUndefined();
+    const q = sqlOf(deviceListFilter(alice, devices.uid, devices.id))!;
+    expect(q.sql).toContain('"devices"."uid" = $1 or exists (select 1 from device_shares ds');
+    expect(q.sql).toContain('ds.grantee_uid = $2 and ds.owner_uid = "devices"."uid"');
+    expect(q.sql).toContain('(ds.expires_at is null or ds.expires_at > now())');
+    expect(q.params).toEqual([alice.uid, alice.uid]);
+    expect(sqlOf(deviceListFilter(actor(2, 'user', []), devices.uid, devices.id))?.sql).toBe('false');
+  });
+
+  it('ends a share at its expiry, to the millisecond', () => {
+    const at = new Date('2026-01-01T00:00:00.000Z');
+    expect(liveShare(undefined, at)).toBeUndefined();
+    expect(liveShare({ right: 'view', expiresAt: null }, at)).toBe('view');
+    expect(liveShare({ right: 'control', expiresAt: new Date(at.getTime() + 1) }, at)).toBe('control');
+    expect(liveShare({ right: 'control', expiresAt: at }, at)).toBeUndefined();
+  });
+
+  it('lets only those who manage a device share it, never a share holder', () => {
+    expect(canShare(alice, ofAlice)).toBe(true);
+    expect(canShare(admin, ofAlice)).toBe(true);
+    expect(canShare(bob, { uid: alice.uid, shared: 'control' })).toBe(false);
+    expect(canShare(bob, ofAlice)).toBe(false);
+    expect(canShare(actor(2, 'user', ['devices:control']), ofAlice)).toBe(false);
   });
 });
 
