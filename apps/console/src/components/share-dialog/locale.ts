@@ -27,6 +27,7 @@ const zhCN = {
   'shareDialog.shared': '已分享 {count} 台设备',
   'shareDialog.shared.detail': '新分享 {created} 台，更新 {updated} 台',
   'shareDialog.refused.10210': '账号不存在或已停用，或所选设备中有不属于你的设备。',
+  'shareDialog.refused.join': '{code}：{hint}',
   'shareDialog.link.ready': '分享链接已生成',
   'shareDialog.link.once': '链接只显示这一次，请现在复制并发给对方。登录后打开即可接受分享。',
   'shareDialog.link.copy': '复制链接',
@@ -36,6 +37,11 @@ const zhCN = {
   'shareDialog.mark': '共享 · {right}',
   'shareDialog.mark.owner': '所有者：{owner}',
   'shareDialog.mark.expires': '到期：{time}',
+  'shareDialog.action': '分享',
+  'shareDialog.action.selected': '分享所选（{count}）',
+  'shareDialog.action.hint': '勾选你自己的设备后分享；别人分享给你的设备不能再分享。',
+  'shareDialog.readonly.commands': '你对该设备只有查看权限：可以查看指令记录，不能下发指令。',
+  'shareDialog.readonly.config': '你对该设备只有查看权限：可以查看配置和差异，不能修改配置。',
 };
 
 const enUS: Record<keyof typeof zhCN, string> = {
@@ -68,6 +74,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'shareDialog.shared.detail': '{created} new, {updated} updated',
   'shareDialog.refused.10210':
     'The account does not exist or is disabled, or one of the devices is not yours.',
+  'shareDialog.refused.join': '{code}: {hint}',
   'shareDialog.link.ready': 'Share link created',
   'shareDialog.link.once':
     'The link is shown only this once: copy it now and send it. Whoever opens it signed in can accept the share.',
@@ -78,6 +85,14 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'shareDialog.mark': 'Shared · {right}',
   'shareDialog.mark.owner': 'Owner: {owner}',
   'shareDialog.mark.expires': 'Expires {time}',
+  'shareDialog.action': 'Share',
+  'shareDialog.action.selected': 'Share selected ({count})',
+  'shareDialog.action.hint':
+    'Tick your own devices to share them; a device shared with you cannot be shared again.',
+  'shareDialog.readonly.commands':
+    'You have view right on this device: you can read its commands but not send any.',
+  'shareDialog.readonly.config':
+    'You have view right on this device: you can read its configuration but not change it.',
 };
 
 const locale: PageLocale = { 'zh-CN': zhCN, 'en-US': enUS };

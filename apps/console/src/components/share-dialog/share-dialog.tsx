@@ -56,7 +56,10 @@ export default function ShareDialog({
   const refused = (e: unknown) => {
     if (!(e instanceof ApiError) || e.httpStatus === 403) return;
     // The code table's text (the request layer's message) and, for 10210, what may have caused it.
-    const text = e.code === 10210 ? `${e.message}: ${t('shareDialog.refused.10210')}` : e.message;
+    const text =
+      e.code === 10210
+        ? t('shareDialog.refused.join', { code: e.message, hint: t('shareDialog.refused.10210') })
+        : e.message;
     if (mode === 'account' && (e.code === 10210 || e.code === 10212))
       form.setFields({ to: { value: form.getFieldValue('to'), error: { message: text } } });
     else toast('error', text);
