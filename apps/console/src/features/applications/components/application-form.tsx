@@ -5,9 +5,9 @@ import {
   type ApplicationItem,
   type ApplicationPlatform,
 } from '@cellhub/contract/applications';
-import { Button, Form, Input, Message, Select, Space, Upload } from '@arco-design/web-react';
+import { Button, Form, Input, Message, Select, Space } from '@arco-design/web-react';
 import { IconDelete, IconUpload } from '@arco-design/web-react/icon';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { useSaveApplication } from '../api';
@@ -47,6 +47,7 @@ export function IconPicker({
   onError: (message: string | undefined) => void;
 }) {
   const t = useLocale(locale);
+  const input = useRef<HTMLInputElement>(null);
   const pick = async (file: File | undefined) => {
     if (!file) return;
     if (!(APPLICATION_ICON_TYPES as readonly string[]).includes(file.type)) {
@@ -65,15 +66,20 @@ export function IconPicker({
       <AppIcon icon={value} name={name || '?'} platform={platform} size={64} />
       <Space direction="vertical" size={4}>
         <Space>
-          <Upload
-            autoUpload={false}
-            showUploadList={false}
-            fileList={[]}
+          {/* A plain input: Arco's Upload drops files outside `accept` silently, and a refused SVG must be told. */}
+          <input
+            ref={input}
+            type="file"
+            hidden
             accept={APPLICATION_ICON_TYPES.join(',')}
-            onChange={(_list, item) => void pick(item.originFile)}
-          >
-            <Button icon={<IconUpload />}>{t('application.form.icon.pick')}</Button>
-          </Upload>
+            onChange={(e) => {
+              void pick(e.target.files?.[0]);
+              e.target.value = '';
+            }}
+          />
+          <Button icon={<IconUpload />} onClick={() => input.current?.click()}>
+            {t('application.form.icon.pick')}
+          </Button>
           {value && (
             <Button icon={<IconDelete />} onClick={() => onChange('')}>
               {t('application.form.icon.remove')}
