@@ -8,8 +8,9 @@ import { NOTIFY_PAYLOAD_LIMIT, type PgChannels } from './pg-channels';
 export { NOTIFY_PAYLOAD_LIMIT };
 
 /**
- * Who may see an event: the owner's uid (null: a device nobody owns, seen by admins only). Shares (a later issue)
- * add their uids here; `mayReceive` in audience.ts is the one place that reads it.
+ * Who may see an event: the owner's uid (null: a device nobody owns, seen by admins only). The holders of the
+ * device's live shares are added at send time from the share audience cache (the hub asks it by serial number);
+ * `mayReceive` in audience.ts is the one place that decides.
  */
 export interface Audience {
   uid: number | null;

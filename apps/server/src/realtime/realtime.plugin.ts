@@ -18,9 +18,9 @@ const DESCRIPTION = [
   'WebSocket for live device events (online/offline, property values, info, command replies, config sync).',
   'Browsers cannot set headers on a WebSocket, so the token travels in the first message:',
   '`{"type":"auth","token":"..."}` within 5 s, answered by `{"type":"ready","uid":...}`; otherwise the socket',
-  'closes with 4401. Then `{"type":"event","event":{...}}` arrives for every device the user may see (own devices;',
-  'admins all). `{"type":"subscribe","sns":["..."]}` narrows the stream (`null`: all again), `{"type":"ping"}` is',
-  'answered with `{"type":"pong"}`. Signing out closes the socket with 4403. A plain GET without an upgrade',
+  'closes with 4401. Then `{"type":"event","event":{...}}` arrives for every device the user may see (own devices',
+  'and devices shared with them while the share lasts; admins all). `{"type":"subscribe","sns":["..."]}` narrows',
+  'the stream (`null`: all again), `{"type":"ping"}` is answered with `{"type":"pong"}`. Signing out closes the socket with 4403. A plain GET without an upgrade',
   'answers 400. Message shapes: packages/contract/src/realtime.ts; details in docs/api-conventions.md.',
 ].join(' ');
 

@@ -62,8 +62,8 @@ export class ShareAudienceCache {
     if (deviceIds.length === 0) return;
     const epoch = this.epoch;
     const rows = await this.read(db, deviceIds);
-    // A later drop of these devices wins: its own re-read brings the newer rows.
-    if (epoch !== this.epoch) return;
+    // Something was dropped meanwhile: these rows may predate it, so read again (the newest read wins).
+    if (epoch !== this.epoch) return this.reloadDevices(db, deviceIds);
     for (const id of deviceIds) {
       const sn = this.snById.get(id);
       if (sn !== undefined) this.bySn.delete(sn);

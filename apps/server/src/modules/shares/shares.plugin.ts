@@ -17,6 +17,8 @@ export const sharesPlugin = fp(
     const cache = deps.caches.shares;
     const failed = (err: unknown) => deps.log.warn({ err }, 'shares: reading the share audience failed');
     const changed = (ids: number[] | '*') => {
+      // Device-list counts are cached per viewer: a share changes what its receiver counts.
+      deps.caches.deviceCounts.clear();
       if (ids === '*') {
         void cache.reloadAll(deps.db).catch(failed);
         return;
@@ -41,7 +43,7 @@ export const sharesPlugin = fp(
           deps.channels.onReconnect(() => changed('*')),
         );
       }
-      timer = setInterval(() => changed('*'), REFRESH_MS);
+      timer = setInterval(() => void cache.reloadAll(deps.db).catch(failed), REFRESH_MS);
       timer.unref();
     });
     app.addHook('onClose', async () => {
