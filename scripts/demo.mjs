@@ -220,6 +220,30 @@ try {
     await api(base, 'POST', `/api/devices/${QUEUE_SN}/commands`, body, token);
     say(`queued a command for the offline device ${QUEUE_SN} (pending for 7 days)`);
   }
+  // A sample application with one version (docs/applications.md): a small generated zip package.
+  const apps = await api(base, 'GET', '/api/applications?keyword=DTU%20Config%20Tool', undefined, token);
+  if (apps.length === 0) {
+    const app = await api(
+      base,
+      'POST',
+      '/api/applications',
+      { name: 'DTU Config Tool', platform: 'windows', description: 'Configure DTUs over the serial port' },
+      token,
+    );
+    const form = new FormData();
+    form.append('version', '1.0.0');
+    form.append('notes_zh', '首个版本：串口配置、参数导入导出');
+    form.append('notes_en', 'First release: serial configuration, parameter import and export');
+    const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(8188, 7)]);
+    form.append('file', new Blob([zip]), 'dtu-config-tool-1.0.0.zip');
+    const res = await fetch(`${base}/api/applications/${app.id}/versions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
+    if (!res.ok) throw new Error(`upload of the sample application: HTTP ${res.status} ${await res.text()}`);
+    say('created the sample application DTU Config Tool 1.0.0');
+  }
 } catch (err) {
   console.error(`[demo] could not prepare the demo product: ${err.message}`);
   console.error(
