@@ -30,6 +30,7 @@ import { firmwareRoutes } from './modules/firmware/firmware.routes';
 import { otaPlugin } from './modules/ota/ota.plugin';
 import { otaRoutes } from './modules/ota/ota.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { hardwareRoutes } from './modules/hardware/hardware.routes';
 import { inboxRoutes } from './modules/inbox/inbox.routes';
 import { ChannelSmsProvider } from './modules/notify/channel-sms-provider';
 import { notifyPlugin } from './modules/notify/notify.plugin';
@@ -203,6 +204,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(mapTilesRoutes);
     await app.register(firmwareRoutes);
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
+    await app.register(hardwareRoutes);
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
     await app.register(applicationsRoutes);

@@ -72,6 +72,11 @@ export const docsPlugin = fp(
           { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
         ],
       },
+          { name: 'hardware', description: 'hardware values, groups and what devices reported (hw info)' },
+          {
+            name: 'production',
+            description: 'production tasks, label sheets, factory tests, productive groups',
+          },
       transform,
     });
     await app.register(swaggerUi, {

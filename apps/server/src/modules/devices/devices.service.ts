@@ -85,6 +85,56 @@ export function toDeviceItem(d: DeviceRow, productName: string): DeviceItem {
   };
 }
 
+/**
+ * Inserts new devices of one product with generated secrets and their `created` device-log rows, inside the
+ * caller's transaction; an sn that exists meanwhile is skipped quietly (the caller reports it). The one create path
+ * of devices: the create route, and production tasks (modules/production) that create stock devices in their own
+ * transaction with the task's state change. `log` adds to the log rows' detail.
+ */
+export async function insertNewDevices(
+  tx: DbOrTx,
+  deps: Pick<Deps, 'box'>,
+  actor: Pick<Actor, 'username'>,
+  input: {
+    productKey: string;
+    uid: number | null;
+    sns: string[];
+    name?: string;
+    description?: string;
+    log?: Record<string, unknown>;
+  },
+): Promise<{ id: number; sn: string }[]> {
+  const inserted: { id: number; sn: string }[] = [];
+  for (let i = 0; i < input.sns.length; i += 1000) {
+    inserted.push(
+      ...(await tx
+        .insert(devices)
+        .values(
+          input.sns.slice(i, i + 1000).map((sn) => ({
+            sn,
+            productKey: input.productKey,
+            uid: input.uid,
+            name: input.name ?? '',
+            description: input.description ?? '',
+            secret: deps.box.encrypt(newDeviceSecret(), deviceSecretContext(sn)),
+          })),
+        )
+        // A concurrent create of the same sn loses the race quietly and is reported as "exists".
+        .onConflictDoNothing()
+        .returning({ id: devices.id, sn: devices.sn })),
+    );
+  }
+  await writeDeviceLog(
+    tx,
+    ...inserted.map((row) => ({
+      deviceId: row.id,
+      event: 'created' as const,
+      detail: { by: actor.username, uid: input.uid, ...input.log },
+    })),
+  );
+  return inserted;
+}
+
 export async function createDevices(
   deps: Deps,
   actor: Actor,
@@ -129,33 +179,17 @@ export async function createDevices(
   const createdIds: number[] = [];
   if (fresh.length) {
     await deps.db.transaction(async (tx) => {
-      // A concurrent create of the same sn loses the race quietly and is reported as "exists".
-      const inserted = await tx
-        .insert(devices)
-        .values(
-          fresh.map((sn) => ({
-            sn,
-            productKey: product.productKey,
-            uid: owner,
-            name: input.name ?? '',
-            description: input.description ?? '',
-            secret: deps.box.encrypt(newDeviceSecret(), deviceSecretContext(sn)),
-          })),
-        )
-        .onConflictDoNothing()
-        .returning({ id: devices.id, sn: devices.sn });
+      const inserted = await insertNewDevices(tx, deps, actor, {
+        productKey: product.productKey,
+        uid: owner,
+        sns: fresh,
+        name: input.name,
+        description: input.description,
+      });
       for (const row of inserted) {
         lines.set(row.sn, { sn: row.sn, code: 0, result: 'created' });
         createdIds.push(row.id);
       }
-      await writeDeviceLog(
-        tx,
-        ...inserted.map((row) => ({
-          deviceId: row.id,
-          event: 'created' as const,
-          detail: { by: actor.username, uid: owner },
-        })),
-      );
       await writeAudit(tx, {
         uid: actor.uid,
         action: 'device_create',

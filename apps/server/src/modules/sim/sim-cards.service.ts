@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, gt, gte, ilike, inArray, lte, ne, or, type SQL, sql } from 'drizzle-orm';
-import { stringify } from 'csv-stringify/sync';
 import type { z } from 'zod';
 import {
   SIM_CARD_EXPORT_COLUMNS,
@@ -16,6 +15,7 @@ import {
   type SimUsageSeries,
 } from '@cellhub/contract/sim';
 import type { DbOrTx } from '../../db/client';
+import { toCsv } from '../../lib/csv';
 import { AppError, formError } from '../../lib/app-error';
 import { isAdmin, ownerFilter, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
@@ -242,13 +242,6 @@ export async function listCards(
   return { items: rows.map((r) => toItem(actor, r, devs.get(r.card.iccid), now)), total: total?.n ?? 0 };
 }
 
-/** Spreadsheets run cells that start with = + - @ as formulas; text cells get a leading quote (numbers do not). */
-const safeCell = (v: string | number | null): string | number => {
-  if (v === null) return '';
-  if (typeof v === 'number') return v;
-  return /^[=+\-@\t\r]/.test(v) && !/^[+-]?\d[\d.]*$/.test(v) ? `'${v}` : v;
-};
-
 /** The filtered cards as CSV (UTF-8 with BOM so spreadsheets read Chinese names), at most SIM_CARD_EXPORT_MAX rows. */
 export async function exportCards(deps: Deps, actor: Actor, query: ExportQuery): Promise<string> {
   const now = deps.now();
@@ -263,9 +256,9 @@ export async function exportCards(deps: Deps, actor: Actor, query: ExportQuery):
   );
   const lines = rows.map((r) => {
     const item = toItem(actor, r, devs.get(r.card.iccid), now);
-    return SIM_CARD_EXPORT_COLUMNS.map((c) => safeCell(item[c]));
+    return SIM_CARD_EXPORT_COLUMNS.map((c) => item[c]);
   });
-  return `\ufeff${stringify([[...SIM_CARD_EXPORT_COLUMNS], ...lines], { record_delimiter: '\r\n' })}`;
+  return toCsv(SIM_CARD_EXPORT_COLUMNS, lines);
 }
 
 async function swapsOf(db: DbOrTx, iccid: string): Promise<SimSwapEvent[]> {
