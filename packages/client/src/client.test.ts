@@ -23,6 +23,7 @@ let owner: { uid: number; token: string };
 let devices: TestDevice[];
 let control: CellhubClient;
 let readOnly: CellhubClient;
+let rw: { access_key: string; secret: string };
 const mqttClients: MqttClient[] = [];
 
 async function api<T>(method: 'GET' | 'POST' | 'PUT', url: string, payload?: object): Promise<T> {
@@ -62,7 +63,7 @@ beforeAll(async () => {
   const stranger = await t.createUser();
   await createDevices(t, stranger.token, ['CLIENT-X']);
 
-  const rw = await verifiedKey('integration', ['devices:read', 'devices:control']);
+  rw = await verifiedKey('integration', ['devices:read', 'devices:control']);
   control = createClient({ baseUrl, accessKey: rw.access_key, secret: rw.secret });
   const ro = await verifiedKey('read only', ['devices:read']);
   readOnly = createClient({ baseUrl, accessKey: ro.access_key, secret: ro.secret });
@@ -169,6 +170,23 @@ describe('@cellhub/client against a running server', () => {
     // A key that does not exist.
     const unknown = createClient({ baseUrl, accessKey: 'AKAAAAAAAAAAAAAAAAAAAA', secret: 'x'.repeat(32) });
     await expect(unknown.listDevices()).rejects.toMatchObject({ code: 10220, status: 403 });
+
+    // A key not yet confirmed by its code.
+    const fresh = await api<{ access_key: string; secret: string }>('POST', '/api/access-keys', {
+      name: 'unverified',
+      scopes: ['devices:read'],
+    });
+    const unverified = createClient({ baseUrl, accessKey: fresh.access_key, secret: fresh.secret });
+    await expect(unverified.listDevices()).rejects.toMatchObject({ code: 10226, status: 403 });
+
+    // A clock ten minutes behind the server's.
+    const late = createClient({
+      baseUrl,
+      accessKey: rw.access_key,
+      secret: rw.secret,
+      now: () => Math.floor(t.clock.now().getTime() / 1000) - 600,
+    });
+    await expect(late.listDevices()).rejects.toMatchObject({ code: 10222, status: 403 });
 
     // Someone else's device answers like one that does not exist.
     const other = await control.getDevice('CLIENT-X').catch((e: unknown) => e);
