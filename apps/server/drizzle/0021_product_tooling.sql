@@ -1,2 +1,28 @@
--- 0021_product_tooling: reserved for issue 15; the area's tables are written here.
-SELECT 1;
+CREATE TABLE "command_groups" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"product_id" integer NOT NULL,
+	"name" text NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"createdat" timestamp with time zone DEFAULT now() NOT NULL,
+	"updatedat" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "group_commands" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"group_id" integer NOT NULL,
+	"name" text NOT NULL,
+	"type" text NOT NULL,
+	"data" text NOT NULL,
+	"params" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"reply_pattern" text DEFAULT '' NOT NULL,
+	"timeout_s" integer DEFAULT 30 NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"createdat" timestamp with time zone DEFAULT now() NOT NULL,
+	"updatedat" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "command_groups" ADD CONSTRAINT "command_groups_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "group_commands" ADD CONSTRAINT "group_commands_group_id_command_groups_id_fk" FOREIGN KEY ("group_id") REFERENCES "public"."command_groups"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "command_groups_product_idx" ON "command_groups" USING btree ("product_id","id");--> statement-breakpoint
+CREATE INDEX "group_commands_group_idx" ON "group_commands" USING btree ("group_id","id");--> statement-breakpoint
+ALTER TABLE "device_commands" ADD COLUMN "command_ref" jsonb;

@@ -17,6 +17,7 @@ import { alertsRoutes } from './modules/alerts/alerts.routes';
 import { applicationsRoutes } from './modules/applications/applications.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsPlugin } from './modules/commands/commands.plugin';
+import { commandGroupsRoutes } from './modules/command-groups/command-groups.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
@@ -211,6 +212,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(accessKeysPlugin);
     await app.register(accessKeysRoutes);
     await app.register(sharesRoutes);
+    await app.register(commandGroupsRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

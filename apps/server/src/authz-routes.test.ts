@@ -84,6 +84,7 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   'POST /api/shares': { payload: { sns: [SN], to: 'nobody', right: 'view' } },
   'PUT /api/shares/{id}': { payload: { right: 'view' } },
   'POST /api/share-links': { payload: { sns: [SN], right: 'view' } },
+  'POST /api/devices/{sn}/command-groups/commands/{cmdId}/send': { payload: { params: {} } },
   'POST /api/access-keys': { payload: { name: 'K', scopes: ['devices:read'] } },
   'PUT /api/access-keys/{ak}': { payload: { name: 'K' } },
   'POST /api/access-keys/{ak}/verify-code': { payload: { channel: 'sms' } },

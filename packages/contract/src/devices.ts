@@ -349,6 +349,11 @@ export const commandItem = z.object({
   queuedat: iso.nullable(),
   /** When a queued command stops waiting (`expired`); null when it was sent at once. */
   expiresat: iso.nullable(),
+  /** The predefined command (command group) it was sent from, names as they were then; null when typed. */
+  command_ref: z
+    .object({ group_id: z.number().int(), command_id: z.number().int(), group: text(), name: text() })
+    .nullable()
+    .optional(),
 });
 export type CommandItem = z.infer<typeof commandItem>;
 export const commandListQuery = pageQuery;

@@ -70,6 +70,7 @@ export const docsPlugin = fp(
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
           { name: 'shares', description: 'device shares (view or control right) and share links' },
           { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
+          { name: 'command-groups', description: 'predefined commands per product, sent from device pages' },
         ],
       },
           { name: 'hardware', description: 'hardware values, groups and what devices reported (hw info)' },

@@ -129,7 +129,14 @@ export type AuditAction =
   | 'application_delete'
   | 'application_version_create'
   | 'application_version_update'
-  | 'application_version_delete';
+  | 'application_version_delete'
+  // command groups (docs/product-tooling.md)
+  | 'command_group_create'
+  | 'command_group_update'
+  | 'command_group_delete'
+  | 'group_command_create'
+  | 'group_command_update'
+  | 'group_command_delete';
 
 export interface AuditEntry {
   uid: number | null;

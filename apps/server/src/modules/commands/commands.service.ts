@@ -40,6 +40,7 @@ function toItem(c: DeviceCommandRow, sn: string, now: Date): CommandItem {
     latency_ms: c.repliedat ? c.repliedat.getTime() - c.sentat.getTime() : null,
     queuedat: c.queuedat ? c.queuedat.toISOString() : null,
     expiresat: c.expiresat ? c.expiresat.toISOString() : null,
+    command_ref: c.commandRef ?? null,
   };
 }
 
@@ -64,6 +65,12 @@ export function checkCommandData(body: CommandBody): void {
   }
 }
 
+/** A predefined command's mark and reply time (modules/command-groups sends through here). */
+export interface SendOptions {
+  ref?: NonNullable<CommandItem['command_ref']>;
+  timeoutMs?: number;
+}
+
 /**
  * Sends P/down/cmd to an online device and records it; the reply is matched by id later. Offline: 20401, unless
  * the caller asked to queue (`offline: "queue"`): then the command waits for the device (`queueCommand`).
@@ -73,10 +80,11 @@ export async function sendCommand(
   actor: Actor,
   sn: string,
   body: CommandBody,
+  opts: SendOptions = {},
 ): Promise<CommandItem> {
   checkCommandData(body);
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
-  if (body.offline === 'queue') return queueCommand(deps, actor, device, body);
+  if (body.offline === 'queue') return queueCommand(deps, actor, device, body, opts);
   if (!deps.link.online(sn, device.online)) throw new AppError(20401);
   const now = deps.now();
   const id = randomBytes(8).toString('hex');
@@ -90,7 +98,8 @@ export async function sendCommand(
         type: body.type,
         data: body.data,
         sentat: now,
-        timeoutat: new Date(now.getTime() + COMMAND_TIMEOUT_MS),
+        timeoutat: new Date(now.getTime() + (opts.timeoutMs ?? COMMAND_TIMEOUT_MS)),
+        commandRef: opts.ref ?? null,
       })
       .returning();
     await writeDeviceLog(tx, {
@@ -130,6 +139,7 @@ async function queueCommand(
   actor: Actor,
   device: DeviceRow,
   body: CommandBody,
+  opts: SendOptions,
 ): Promise<CommandItem> {
   const now = deps.now();
   const expiresat = new Date(now.getTime() + (body.ttl_seconds ?? COMMAND_TTL_DEFAULT_S) * 1000);
@@ -164,6 +174,7 @@ async function queueCommand(
         expiresat,
         // Not read while pending; set again when it is sent.
         timeoutat: expiresat,
+        commandRef: opts.ref ?? null,
       })
       .returning();
     await writeDeviceLog(tx, {

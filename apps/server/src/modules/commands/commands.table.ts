@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { COMMAND_STATUSES } from '@cellhub/contract/devices';
+import { bigserial, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { COMMAND_STATUSES, type CommandItem } from '@cellhub/contract/devices';
 import { tstz } from '../../db/columns';
 import { devices } from '../devices/devices.table';
 
@@ -31,6 +31,8 @@ export const deviceCommands = pgTable(
     expiresat: tstz('expiresat'),
     /** Creation order: queued commands of a device go out in this order (ids are random). */
     seq: bigserial('seq', { mode: 'number' }).notNull(),
+    /** The predefined command it came from (modules/command-groups, migration 0021); null when typed. */
+    commandRef: jsonb('command_ref').$type<NonNullable<CommandItem['command_ref']>>(),
   },
   (t) => [
     index('device_commands_device_idx').on(t.deviceId, t.sentat),
