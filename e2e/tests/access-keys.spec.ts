@@ -138,7 +138,7 @@ test('access keys: create in the browser, secret once, verify by SMS, sign a req
   expect(bad.body.code).toBe(10221);
 
   // The key's page: last used from this machine, both requests in the table and the day's counts.
-  await row.getByRole('button', { name: '详情' }).click();
+  await row.getByRole('button', { name: '查看' }).click();
   await page.waitForURL(new RegExp(`/accesskey/detail/${accessKey}$`));
   await expect(page.getByTestId('access-key-last-used')).toContainText(/127\.0\.0\.1|::1/);
   const uses = page.getByTestId('access-key-uses');

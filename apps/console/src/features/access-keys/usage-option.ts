@@ -15,7 +15,7 @@ export function usageOption(
     animation: false,
     color: ['#00B42A', '#F53F3F'],
     grid: { left: 48, right: 16, top: 36, bottom: 28 },
-    legend: { top: 0, right: 0, textStyle: { color: theme.text }, itemWidth: 12, itemHeight: 8 },
+    legend: { top: 0, right: 8, textStyle: { color: theme.text }, itemWidth: 12, itemHeight: 8 },
     tooltip: { trigger: 'axis' },
     xAxis: {
       type: 'category',

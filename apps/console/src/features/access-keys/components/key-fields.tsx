@@ -7,7 +7,6 @@ import {
   Input,
   InputTag,
   Radio,
-  Space,
   Switch,
   Tag,
   type FormInstance,
@@ -113,7 +112,7 @@ export function KeyFields({
         />
       </Form.Item>
       <Form.Item label={t('accessKey.form.expiry')} required>
-        <Space size={16} wrap>
+        <div className={styles.expiryRow}>
           <Form.Item field="expiry" noStyle>
             <Radio.Group type="button">
               <Radio value="never">{t('accessKey.form.expiry.never')}</Radio>
@@ -121,9 +120,10 @@ export function KeyFields({
             </Radio.Group>
           </Form.Item>
           {expiry === 'until' && (
+            // Its own item (not noStyle), so its message shows under the picker.
             <Form.Item
               field="expires_at"
-              noStyle
+              style={{ marginBottom: 0, width: 'auto' }}
               rules={[
                 {
                   validator: (v: string | undefined, cb) => {
@@ -143,7 +143,7 @@ export function KeyFields({
               />
             </Form.Item>
           )}
-        </Space>
+        </div>
       </Form.Item>
       {withEnabled && (
         <Form.Item label={t('accessKey.form.enabled')} field="enabled" triggerPropName="checked">

@@ -33,14 +33,17 @@ describe('access key create', () => {
     expect(calls.some((c) => c.method === 'POST')).toBe(false);
   });
 
-  it('asks for a name and at least one scope', async () => {
+  it('asks for a name, at least one scope and the expiry time', async () => {
     mockApi({ 'GET /api/user/info': { data: ME } });
     open();
     // devices:read is ticked by default; untick it.
     fireEvent.click(screen.getByText(zhCN['accessKey.scope.devices:read']));
+    // "Expires at" without a time.
+    fireEvent.click(screen.getByText(zhCN['accessKey.form.expiry.until']));
     fireEvent.click(screen.getByTestId('access-key-submit'));
     expect(await screen.findByText(zhCN['accessKey.form.name.required'])).toBeTruthy();
     expect(screen.getByText(zhCN['accessKey.form.scopes.required'])).toBeTruthy();
+    expect(screen.getByText(zhCN['accessKey.form.expiry.required'])).toBeTruthy();
   });
 
   it('creates, shows the secret once behind "I have saved it", then verifies by SMS', async () => {

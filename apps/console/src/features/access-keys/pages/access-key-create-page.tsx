@@ -95,7 +95,7 @@ export default function AccessKeyCreatePage() {
             <Space direction="vertical" size={16} style={{ width: '100%' }}>
               <div className={styles.muted}>{t('accessKey.verify.help')}</div>
               <VerifyPanel accessKey={accessKey} onVerified={() => setStep(3)} />
-              <Button type="text" onClick={toDetail}>
+              <Button type="text" onClick={toDetail} style={{ padding: 0 }}>
                 {t('accessKey.verify.later')}
               </Button>
             </Space>

@@ -76,7 +76,9 @@ describe('access key list', () => {
     });
     open();
     await screen.findByText('Nightly sync');
-    fireEvent.click(within(row('Nightly sync')).getByRole('button', { name: zhCN['accessKey.rotate'] }));
+    fireEvent.click(
+      within(row('Nightly sync')).getByRole('button', { name: zhCN['accessKey.rotate.short'] }),
+    );
     await screen.findByText(zhCN['accessKey.rotate.confirm']);
     fireEvent.click(screen.getByRole('button', { name: '确定' }));
     expect(await screen.findByText('new-secret-value-0123456789')).toBeTruthy();

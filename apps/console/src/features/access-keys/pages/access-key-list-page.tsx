@@ -4,13 +4,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import {
-  ButtonAction,
-  ConfirmAction,
-  LinkAction,
-  RowActions,
-  RowLink,
-} from '../../../components/row-actions';
+import { ConfirmAction, LinkAction, RowActions, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { useAccessKeyList, useDeleteAccessKey, type AccessKeyListParams } from '../api';
@@ -33,17 +27,25 @@ export default function AccessKeyListPage() {
   const [verifying, setVerifying] = useState<string | null>(null);
   const showOwner = query.data?.data.some((k) => k.owner !== null) ?? false;
 
+  // Nine facts and three actions fit a 1280 px window: name over key, switch over verification, expiry over
+  // creation, time over address.
   const columns: TableColumnProps<AccessKeyItem>[] = [
     {
-      title: t('accessKey.col.accessKey'),
+      title: t('accessKey.col.nameKey'),
       dataIndex: 'access_key',
-      render: (v: string) => (
-        <Typography.Text className={styles.mono} copyable={{ text: v }} style={{ margin: 0 }}>
-          <RowLink to={detailPath(v)}>{v}</RowLink>
-        </Typography.Text>
+      render: (v: string, row) => (
+        <div className={styles.stack}>
+          <RowLink to={detailPath(v)}>{row.name}</RowLink>
+          <Typography.Text
+            className={`${styles.mono} ${styles.muted} ${styles.keyText}`}
+            copyable={{ text: v }}
+            style={{ margin: 0 }}
+          >
+            {v}
+          </Typography.Text>
+        </div>
       ),
     },
-    { title: t('accessKey.col.name'), dataIndex: 'name' },
     ...(showOwner
       ? [
           {
@@ -56,52 +58,70 @@ export default function AccessKeyListPage() {
     {
       title: t('accessKey.col.scopes'),
       dataIndex: 'scopes',
+      width: 150,
       render: (v: AccessKeyItem['scopes']) => <ScopeTags scopes={v} />,
     },
     {
-      title: t('accessKey.col.verified'),
-      dataIndex: 'verified',
-      render: (v: boolean) => <VerifiedTag verified={v} />,
-    },
-    {
-      title: t('accessKey.col.enabled'),
+      title: t('accessKey.col.status'),
       dataIndex: 'enabled',
-      render: (_: boolean, row) => <EnabledSwitch item={row} />,
-    },
-    {
-      title: t('accessKey.col.expires'),
-      dataIndex: 'expires_at',
-      render: (v: string | null) =>
-        v === null ? (
-          <span className={styles.muted}>{t('accessKey.never')}</span>
-        ) : (
-          <Space size={4} className={styles.nowrap}>
-            <span>{formatTime(v)}</span>
-            {isExpired(v) && (
-              <Tag size="small" color="red">
-                {t('accessKey.expired')}
-              </Tag>
+      render: (_: boolean, row) => (
+        <div className={styles.stack} style={{ gap: 6 }}>
+          <Space size={8}>
+            <EnabledSwitch item={row} />
+            {!row.verified && (
+              <Button
+                type="text"
+                size="mini"
+                style={{ padding: '0 4px' }}
+                onClick={() => setVerifying(row.access_key)}
+              >
+                {t('accessKey.verify')}
+              </Button>
             )}
           </Space>
-        ),
+          <VerifiedTag verified={row.verified} />
+        </div>
+      ),
+    },
+    {
+      // The key's life: until when (first), since when (under it).
+      title: t('accessKey.col.expires'),
+      dataIndex: 'expires_at',
+      render: (v: string | null, row) => (
+        <div className={styles.stack}>
+          {v === null ? (
+            <span className={styles.nowrap}>{t('accessKey.never')}</span>
+          ) : (
+            <Space size={4} className={styles.nowrap}>
+              <span title={formatTime(v)}>{formatTime(v).slice(0, 10)}</span>
+              {isExpired(v) && (
+                <Tag size="small" color="red">
+                  {t('accessKey.expired')}
+                </Tag>
+              )}
+            </Space>
+          )}
+          <span
+            className={`${styles.muted} ${styles.nowrap} ${styles.keyText}`}
+            title={formatTime(row.created_at)}
+          >
+            {t('accessKey.createdOn', { date: formatTime(row.created_at).slice(0, 10) })}
+          </span>
+        </div>
+      ),
     },
     {
       title: t('accessKey.col.lastUsed'),
       dataIndex: 'last_used_at',
       render: (v: string | null, row) =>
         v === null ? (
-          <span className={styles.muted}>{t('accessKey.neverUsed')}</span>
+          <span className={`${styles.muted} ${styles.nowrap}`}>{t('accessKey.neverUsed')}</span>
         ) : (
           <div className={styles.stack}>
-            <span className={styles.nowrap}>{formatTime(v)}</span>
-            <span className={`${styles.mono} ${styles.muted}`}>{row.last_used_ip}</span>
+            <span className={styles.nowrap}>{formatTime(v).slice(0, 16)}</span>
+            <span className={`${styles.mono} ${styles.muted} ${styles.keyText}`}>{row.last_used_ip}</span>
           </div>
         ),
-    },
-    {
-      title: t('accessKey.col.created'),
-      dataIndex: 'created_at',
-      render: (v: string) => <span className={styles.nowrap}>{formatTime(v)}</span>,
     },
     {
       title: t('common.operations'),
@@ -110,11 +130,8 @@ export default function AccessKeyListPage() {
       render: (_: unknown, row) => (
         <RowActions>
           <LinkAction to={detailPath(row.access_key)}>{t('accessKey.detail')}</LinkAction>
-          {!row.verified && (
-            <ButtonAction onClick={() => setVerifying(row.access_key)}>{t('accessKey.verify')}</ButtonAction>
-          )}
           <ConfirmAction title={t('accessKey.rotate.confirm')} onConfirm={() => rotate(row.access_key)}>
-            {t('accessKey.rotate')}
+            {t('accessKey.rotate.short')}
           </ConfirmAction>
           <ConfirmAction
             title={t('accessKey.delete.confirm')}
