@@ -67,17 +67,21 @@ export const docsPlugin = fp(
           { name: 'config-templates', description: 'batch configuration templates and their sync' },
           { name: 'dashboard', description: 'Workplace figures: device counts and daily trends' },
           { name: 'firmware', description: 'firmware and versions: the binaries OTA tasks roll out' },
+          {
+            name: 'applications',
+            description: 'applications admins publish and their versions, for download',
+          },
           { name: 'realtime', description: 'live device events for the console over WebSocket (/api/ws)' },
-          { name: 'shares', description: 'device shares (view or control right) and share links' },
-          { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
-          { name: 'command-groups', description: 'predefined commands per product, sent from device pages' },
-        ],
-      },
           { name: 'hardware', description: 'hardware values, groups and what devices reported (hw info)' },
           {
             name: 'production',
             description: 'production tasks, label sheets, factory tests, productive groups',
           },
+          { name: 'shares', description: 'device shares (view or control right) and share links' },
+          { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
+          { name: 'command-groups', description: 'predefined commands per product, sent from device pages' },
+        ],
+      },
       transform,
     });
     await app.register(swaggerUi, {
