@@ -155,8 +155,8 @@ describe('devices', () => {
   it('widens a list with the live shares of the caller when given the id column', () => {
     expect(deviceListFilter(admin, devices.uid, devices.id)).toBeUndefined();
     const q = sqlOf(deviceListFilter(alice, devices.uid, devices.id))!;
-    expect(q.sql).toContain('"devices"."uid" = $1 or exists (select 1 from device_shares ds');
-    expect(q.sql).toContain('ds.grantee_uid = $2 and ds.owner_uid = "devices"."uid"');
+    expect(q.sql).toContain('"devices"."uid" = $1 or "devices"."id" = any(array(select ds.device_id');
+    expect(q.sql).toContain('sd.uid = ds.owner_uid where ds.grantee_uid = $2');
     expect(q.sql).toContain('(ds.expires_at is null or ds.expires_at > now())');
     expect(q.params).toEqual([alice.uid, alice.uid]);
     expect(sqlOf(deviceListFilter(actor(2, 'user', []), devices.uid, devices.id))?.sql).toBe('false');

@@ -299,7 +299,9 @@ export function deviceListFilter(actor: Actor, uidColumn: PgColumn, idColumn?: P
   if (actor.scopes && scopeCap(actor.scopes) < RANK.view) return sql`false`;
   if (actor.role === 'admin') return undefined;
   if (!idColumn) return eq(uidColumn, actor.uid);
-  return sql`(${uidColumn} = ${actor.uid} or exists (select 1 from device_shares ds where ds.device_id = ${idColumn} and ds.grantee_uid = ${actor.uid} and ds.owner_uid = ${uidColumn} and (ds.expires_at is null or ds.expires_at > now())))`;
+  // The shared ids are one uncorrelated sub-select (run once per statement), so the planner can still walk the
+  // owner index and the primary key (a BitmapOr) instead of testing every device row for a share.
+  return sql`(${uidColumn} = ${actor.uid} or ${idColumn} = any(array(select ds.device_id from device_shares ds join devices sd on sd.id = ds.device_id and sd.uid = ds.owner_uid where ds.grantee_uid = ${actor.uid} and (ds.expires_at is null or ds.expires_at > now()))))`;
 }
 
 /** A share as the layer reads it: the right, and until when (null: no end). */
