@@ -401,6 +401,15 @@ describe('signed requests', () => {
       (await signed(t, { method: 'GET', url: '/api/devices', key: k, remoteAddress: '2001:db8:1::5' }))
         .statusCode,
     ).toBe(200);
+    // An IPv4 client on a dual-stack socket is matched as its IPv4 address.
+    expect(
+      (await signed(t, { method: 'GET', url: '/api/devices', key: k, remoteAddress: '::ffff:10.20.9.9' }))
+        .statusCode,
+    ).toBe(200);
+    expectCode(
+      await signed(t, { method: 'GET', url: '/api/devices', key: k, remoteAddress: '2001:db9::1' }),
+      10228,
+    );
   });
 
   it('disabled 10224, expired 10225, unverified 10226', async () => {
@@ -429,6 +438,13 @@ describe('signed requests', () => {
     expectCode(await signed(t, { method: 'GET', url: '/api/users', key: k }), 10227);
     expectCode(await signed(t, { method: 'GET', url: '/api/firmware', key: k }), 10227);
     expect((await signed(t, { method: 'GET', url: '/api/devices', key: k })).statusCode).toBe(200);
+  });
+
+  it('a deleted key is unknown at once (10220)', async () => {
+    const k = await verifiedKey(t, a.token, PHONE_A, { name: 'gone', scopes: ['devices:read'] });
+    expect((await signed(t, { method: 'GET', url: '/api/devices', key: k })).statusCode).toBe(200);
+    data(await call('DELETE', `/api/access-keys/${k.access_key}`, a.token));
+    expectCode(await signed(t, { method: 'GET', url: '/api/devices', key: k }), 10220, 403);
   });
 
   it('rotation: the old secret stops at once, the new one signs', async () => {
