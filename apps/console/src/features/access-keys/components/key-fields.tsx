@@ -11,7 +11,8 @@ import {
   Tag,
   type FormInstance,
 } from '@arco-design/web-react';
-import { useLocale } from '../../../lib/i18n';
+import { showFieldErrors } from '../../../components/form-states';
+import { useLocale, type Translate } from '../../../lib/i18n';
 import { badAllowEntries, isAllowEntry } from '../ip-allow';
 import { EXPIRY_FORMAT, fromPickerTime, type KeyFormValues } from '../key-form';
 import locale from '../locale';
@@ -152,4 +153,20 @@ export function KeyFields({
       )}
     </>
   );
+}
+
+/**
+ * Puts the server's refusal of a key body (10113) under the field it names: `ip_allow.3` is the allow-list,
+ * and its rule words ("ip_rule", "must be in the future") become this form's own messages. Answers whether it did.
+ */
+export function showKeyFieldErrors(form: FormInstance<KeyFormValues>, e: unknown, t: Translate): boolean {
+  return showFieldErrors(form, e, {
+    field: (name) => name.split('.')[0]!,
+    message: (text) =>
+      text === 'ip_rule'
+        ? t('accessKey.form.ipAllow.rule')
+        : /future/i.test(text)
+          ? t('accessKey.form.expiry.past')
+          : text,
+  });
 }

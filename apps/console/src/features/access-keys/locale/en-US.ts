@@ -79,6 +79,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'accessKey.form.ipAllow.help':
     'Empty: requests from any address. Otherwise only requests from these addresses or blocks are accepted.',
   'accessKey.form.ipAllow.bad': 'Not an IPv4/IPv6 address or CIDR block: {list}',
+  'accessKey.form.ipAllow.rule': 'The allow-list holds an entry that is no IP address or CIDR block',
   'accessKey.form.ipAllow.tooMany': 'At most {max} entries',
   'accessKey.form.expiry': 'Expiry',
   'accessKey.form.expiry.never': 'Never expires',

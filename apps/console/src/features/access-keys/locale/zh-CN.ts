@@ -73,6 +73,7 @@ const zhCN = {
   'accessKey.form.ipAllow.placeholder': '输入 IP 或网段后按回车，如 203.0.113.7、10.0.0.0/8、2001:db8::/32',
   'accessKey.form.ipAllow.help': '留空则不限制来源地址；填写后只接受来自这些地址或网段的请求。',
   'accessKey.form.ipAllow.bad': '不是有效的 IPv4/IPv6 地址或 CIDR 网段：{list}',
+  'accessKey.form.ipAllow.rule': '白名单里有无效的 IP 地址或 CIDR 网段',
   'accessKey.form.ipAllow.tooMany': '最多 {max} 条',
   'accessKey.form.expiry': '有效期',
   'accessKey.form.expiry.never': '永不过期',

@@ -128,4 +128,19 @@ describe('access key create', () => {
     fireEvent.click(screen.getByRole('button', { name: zhCN['accessKey.secret.next'] }));
     expect(await screen.findByText(zhCN['accessKey.verify.noChannel'])).toBeTruthy();
   });
+  it('puts the server’s refusal under the field it names, in its own words', async () => {
+    mockApi({
+      'GET /api/user/info': { data: ME },
+      'POST /api/access-keys': {
+        refuse: 10113,
+        details: [{ field: 'ip_allow.0', message: 'ip_rule' }],
+      },
+    });
+    open();
+    fillName('sync');
+    addAddress('192.0.2.1');
+    fireEvent.click(screen.getByTestId('access-key-submit'));
+    expect(await screen.findByText(zhCN['accessKey.form.ipAllow.rule'])).toBeTruthy();
+    expect(screen.queryByText('ip_rule')).toBeNull();
+  });
 });

@@ -2,12 +2,11 @@ import type { AccessKeyCreated } from '@cellhub/contract/access-keys';
 import { Button, Card, Form, Message, Result, Space, Steps } from '@arco-design/web-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { showFieldErrors } from '../../../components/form-states';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { useCreateAccessKey } from '../api';
-import { KeyFields } from '../components/key-fields';
+import { KeyFields, showKeyFieldErrors } from '../components/key-fields';
 import { SecretOnce } from '../components/secret-once';
 import { VerifyPanel } from '../components/verify-panel';
 import { emptyKeyForm, keyBody, type KeyFormValues } from '../key-form';
@@ -40,7 +39,7 @@ export default function AccessKeyCreatePage() {
       setCreated(result);
       setStep(1);
     } catch (e) {
-      if (showFieldErrors(form, e)) return;
+      if (showKeyFieldErrors(form, e, t)) return;
       if (e instanceof ApiError && e.httpStatus !== 403) Message.error(e.message);
     }
   };

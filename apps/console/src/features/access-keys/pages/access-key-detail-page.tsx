@@ -14,7 +14,6 @@ import {
 import { IconDelete, IconEdit, IconRefresh } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { showFieldErrors } from '../../../components/form-states';
 import { PageContainer } from '../../../components/page-container';
 import { recordState } from '../../../components/result-page/result-page';
 import { formatTime } from '../../../lib/format-time';
@@ -22,7 +21,7 @@ import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
 import { useAccessKey, useDeleteAccessKey, useUpdateAccessKey } from '../api';
 import { EnabledSwitch } from '../components/enabled-switch';
-import { KeyFields } from '../components/key-fields';
+import { KeyFields, showKeyFieldErrors } from '../components/key-fields';
 import { useRotateSecret } from '../components/rotate-secret';
 import { isExpired, ScopeTags, VerifiedTag } from '../components/scope-tags';
 import { UsageChart } from '../components/usage-chart';
@@ -193,7 +192,7 @@ function EditModal({
       Message.success(t('accessKey.form.saved'));
       onClose();
     } catch (e) {
-      if (showFieldErrors(form, e)) return;
+      if (showKeyFieldErrors(form, e, t)) return;
       if (e instanceof ApiError && e.httpStatus !== 403) Message.error(e.message);
     }
   };
