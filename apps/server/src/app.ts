@@ -36,6 +36,7 @@ import { inboxRoutes } from './modules/inbox/inbox.routes';
 import { ChannelSmsProvider } from './modules/notify/channel-sms-provider';
 import { notifyPlugin } from './modules/notify/notify.plugin';
 import { platformsRoutes } from './modules/platforms/platforms.routes';
+import { productionRoutes } from './modules/production/production.routes';
 import { productsRoutes } from './modules/products/products.routes';
 import { simPlugin } from './modules/sim/sim.plugin';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
@@ -204,6 +205,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(systemSettingsRoutes);
     await app.register(mapTilesRoutes);
     await app.register(firmwareRoutes);
+    await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
+    await app.register(productionRoutes);
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(hardwareRoutes);
     await app.register(otaRoutes);
