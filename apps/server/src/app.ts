@@ -206,9 +206,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(mapTilesRoutes);
     await app.register(firmwareRoutes);
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
-    await app.register(productionRoutes);
-    await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(hardwareRoutes);
+    await app.register(productionRoutes);
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
     await app.register(applicationsRoutes);
