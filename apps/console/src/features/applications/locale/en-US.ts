@@ -21,7 +21,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'application.col.latest': 'Latest version',
   'application.col.updated': 'Updated',
   'application.col.operations': 'Operations',
-  'application.versionCount': '{count} versions',
+  'application.versionCount': 'versions: {count}',
   'application.none': 'No version yet',
   'application.versions': 'Versions',
   'application.downloadLatest': 'Download latest',

@@ -98,7 +98,6 @@ export default function ApplicationListPage() {
     {
       title: <span className={styles.nowrap}>{t('application.col.operations')}</span>,
       dataIndex: 'operations',
-      fixed: 'right',
       render: (_: unknown, row) => (
         <RowActions>
           {row.latest ? (

@@ -95,7 +95,8 @@ describe('application version page', () => {
     expect(await screen.findByText('Faster sync')).toBeTruthy();
     expect(screen.getByText('First release')).toBeTruthy();
     expect(screen.getAllByText('Force update').length).toBeGreaterThan(0);
-    expect(screen.getAllByRole('button', { name: /Download/ })).toHaveLength(2);
+    // The header's "Download latest" and one per version.
+    expect(screen.getAllByRole('button', { name: /Download/ })).toHaveLength(3);
     expect(screen.queryByRole('button', { name: /Upload version/ })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Set latest' })).toBeNull();
     expect(screen.queryByRole('button', { name: /Delete/ })).toBeNull();

@@ -3,6 +3,7 @@ import {
   Button,
   Card,
   Descriptions,
+  Divider,
   Message,
   Modal,
   Popconfirm,
@@ -146,7 +147,6 @@ export default function ApplicationVersionPage() {
     {
       title: t('application.col.operations'),
       dataIndex: 'operations',
-      fixed: 'right',
       render: (_: unknown, row) => (
         <RowActions>
           <ButtonAction onClick={() => void download(row)}>
@@ -195,42 +195,47 @@ export default function ApplicationVersionPage() {
 
   return (
     <PageContainer>
-      <Card
-        bordered={false}
-        title={
+      <Card bordered={false}>
+        {/* The header is the card's body: a 48 px icon does not fit Arco's fixed-height card title. */}
+        <div className={styles.header}>
           <div className={styles.headerTitle}>
             <AppIcon icon={a.icon} name={a.name} platform={a.platform} size={48} />
             <Space direction="vertical" size={2}>
               <Space>
-                <span>{a.name}</span>
+                <span className={styles.headerName}>{a.name}</span>
                 <PlatformTag platform={a.platform} t={t} />
               </Space>
-              {a.description && <span className={styles.desc}>{a.description}</span>}
+              {a.description && <span className={styles.headerDesc}>{a.description}</span>}
             </Space>
           </div>
-        }
-        extra={
-          isAdmin && (
-            <Space>
-              <Button icon={<IconEdit />} onClick={() => setEditingApp(true)}>
-                {t('application.edit')}
+          <Space>
+            {a.latest && (
+              <Button type="primary" icon={<IconDownload />} onClick={() => void download(a.latest!)}>
+                {t('application.downloadLatest')}
               </Button>
-              <Popconfirm
-                title={
-                  a.version_count > 0
-                    ? t('application.delete.withVersions', { count: a.version_count })
-                    : t('application.delete.confirm')
-                }
-                onOk={onDeleteApp}
-              >
-                <Button status="danger" icon={<IconDelete />}>
-                  {t('application.delete')}
+            )}
+            {isAdmin && (
+              <>
+                <Button icon={<IconEdit />} onClick={() => setEditingApp(true)}>
+                  {t('application.edit')}
                 </Button>
-              </Popconfirm>
-            </Space>
-          )
-        }
-      >
+                <Popconfirm
+                  title={
+                    a.version_count > 0
+                      ? t('application.delete.withVersions', { count: a.version_count })
+                      : t('application.delete.confirm')
+                  }
+                  onOk={onDeleteApp}
+                >
+                  <Button status="danger" icon={<IconDelete />}>
+                    {t('application.delete')}
+                  </Button>
+                </Popconfirm>
+              </>
+            )}
+          </Space>
+        </div>
+        <Divider style={{ margin: '16px 0' }} />
         <Descriptions
           column={3}
           data={[
