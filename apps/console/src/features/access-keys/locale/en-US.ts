@@ -12,6 +12,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'accessKey.col.status': 'Status',
   'accessKey.rotate.short': 'Rotate',
   'accessKey.createdOn': 'Created {date}',
+  'accessKey.ownedBy': 'Owner: {name}',
   'accessKey.col.accessKey': 'AccessKey',
   'accessKey.col.name': 'Name',
   'accessKey.col.scopes': 'Scopes',

@@ -10,6 +10,7 @@ const zhCN = {
   'accessKey.col.status': '状态',
   'accessKey.rotate.short': '轮换',
   'accessKey.createdOn': '创建于 {date}',
+  'accessKey.ownedBy': '所属用户：{name}',
   'accessKey.col.accessKey': 'AccessKey',
   'accessKey.col.name': '名称',
   'accessKey.col.scopes': '权限范围',

@@ -19,6 +19,7 @@ import { recordState } from '../../../components/result-page/result-page';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
+import { useUserInfo } from '../../../lib/user';
 import { useAccessKey, useDeleteAccessKey, useUpdateAccessKey } from '../api';
 import { EnabledSwitch } from '../components/enabled-switch';
 import { KeyFields, showKeyFieldErrors } from '../components/key-fields';
@@ -42,6 +43,7 @@ export default function AccessKeyDetailPage() {
   const remove = useDeleteAccessKey();
   const { rotate, modal } = useRotateSecret();
   const [editing, setEditing] = useState(false);
+  const { data: me } = useUserInfo();
 
   const state = recordState(load, {
     badId: !ak,
@@ -85,7 +87,8 @@ export default function AccessKeyDetailPage() {
           <Descriptions column={2} labelStyle={{ width: 120 }} data={describe(key, t)} />
         </div>
       </Card>
-      {!key.verified && (
+      {/* Only the owner can verify: the code goes to the owner's phone or email (an admin may see others' keys). */}
+      {!key.verified && (key.owner === null || key.owner.uid === me?.uid) && (
         <Card bordered={false} title={t('accessKey.verify.title')}>
           <p className={styles.muted} style={{ marginTop: 0 }}>
             {t('accessKey.verify.help')}

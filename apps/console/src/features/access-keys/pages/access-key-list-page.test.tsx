@@ -131,4 +131,29 @@ describe('access key list', () => {
     );
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
   });
+  it('shows an admin each key’s owner, and offers verification only on the admin’s own keys', async () => {
+    mockApi({
+      'GET /api/user/info': { data: { ...ME, uid: 1, username: 'admin', role: 'admin' } },
+      'GET /api/access-keys': {
+        data: [
+          { ...unverified, owner: { uid: 7, username: 'alice' } },
+          {
+            ...unverified,
+            access_key: 'AKYYYYYYYYYYYYYYYYYYYY',
+            name: 'Admin key',
+            owner: { uid: 1, username: 'admin' },
+          },
+        ],
+        total: 2,
+      },
+    });
+    open();
+    await screen.findByText('Fresh key');
+    expect(within(row('Fresh key')).getByText('所属用户：alice')).toBeTruthy();
+    await screen.findByText('所属用户：admin');
+    await waitFor(() =>
+      expect(within(row('Admin key')).queryByRole('button', { name: zhCN['accessKey.verify'] })).toBeTruthy(),
+    );
+    expect(within(row('Fresh key')).queryByRole('button', { name: zhCN['accessKey.verify'] })).toBeNull();
+  });
 });

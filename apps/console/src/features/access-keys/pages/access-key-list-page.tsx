@@ -7,6 +7,7 @@ import { KeywordFilter, ListSearchBar } from '../../../components/list-search-ba
 import { ConfirmAction, LinkAction, RowActions, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
+import { useUserInfo } from '../../../lib/user';
 import { useAccessKeyList, useDeleteAccessKey, type AccessKeyListParams } from '../api';
 import { EnabledSwitch } from '../components/enabled-switch';
 import { useRotateSecret } from '../components/rotate-secret';
@@ -25,9 +26,11 @@ export default function AccessKeyListPage() {
   const remove = useDeleteAccessKey();
   const { rotate, modal } = useRotateSecret();
   const [verifying, setVerifying] = useState<string | null>(null);
-  const showOwner = query.data?.data.some((k) => k.owner !== null) ?? false;
+  const { data: me } = useUserInfo();
+  // An admin sees everyone's keys; only the owner can verify one (the code goes to the owner's phone or email).
+  const mine = (row: AccessKeyItem) => row.owner === null || row.owner.uid === me?.uid;
 
-  // Nine facts and three actions fit a 1280 px window: name over key, switch over verification, expiry over
+  // Nine facts and three actions fit a 1280 px window: name over key (and owner), switch over verification, expiry over
   // creation, time over address.
   const columns: TableColumnProps<AccessKeyItem>[] = [
     {
@@ -43,18 +46,14 @@ export default function AccessKeyListPage() {
           >
             {v}
           </Typography.Text>
+          {row.owner && (
+            <span className={`${styles.muted} ${styles.keyText}`}>
+              {t('accessKey.ownedBy', { name: row.owner.username })}
+            </span>
+          )}
         </div>
       ),
     },
-    ...(showOwner
-      ? [
-          {
-            title: t('accessKey.col.owner'),
-            dataIndex: 'owner',
-            render: (v: AccessKeyItem['owner']) => v?.username ?? '',
-          },
-        ]
-      : []),
     {
       title: t('accessKey.col.scopes'),
       dataIndex: 'scopes',
@@ -68,7 +67,7 @@ export default function AccessKeyListPage() {
         <div className={styles.stack} style={{ gap: 6 }}>
           <Space size={8}>
             <EnabledSwitch item={row} />
-            {!row.verified && (
+            {!row.verified && mine(row) && (
               <Button
                 type="text"
                 size="mini"
