@@ -8,7 +8,7 @@ import { givePhone, newNonce, signed, verifiedKey } from '../../test/signed-requ
 import { auditLogs } from '../audit/audit.table';
 import { ACCESS_SCOPES } from '@cellhub/contract/access';
 import { accessKeyNonces, accessKeys, accessKeyUses } from './access-keys.table';
-import { OPEN_ROUTES } from './open-routes';
+import { CLOSED_TO_KEYS, OPEN_ROUTES } from './open-routes';
 
 let t: TestApp;
 let admin: string;
@@ -488,6 +488,20 @@ describe('signed requests', () => {
   });
 });
 
+interface OpenApiOperation {
+  parameters?: { name: string }[];
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> };
+}
+
+/** A `{sn}` in the path, under /api/devices, or `sn` / `sns` / `targets` in the query or JSON body. */
+function touchesDevices(path: string, op: OpenApiOperation): boolean {
+  if (path.includes('{sn}') || path === '/api/devices' || path.startsWith('/api/devices/')) return true;
+  const names = new Set((op.parameters ?? []).map((p) => p.name));
+  for (const k of Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {}))
+    names.add(k);
+  return ['sn', 'sns', 'targets'].some((n) => names.has(n));
+}
+
 describe('the open-route table', () => {
   const SAMPLE: Record<string, string> = { sn: 'AK-DEV-1', id: '999999', iccid: '89860000000000000000' };
   const entries = Object.entries(OPEN_ROUTES).map(([k, scope]) => {
@@ -514,6 +528,24 @@ describe('the open-route table', () => {
     for (const ops of Object.values(doc.paths))
       for (const op of Object.values(ops)) if (op['x-cellhub-scope']) marked++;
     expect(marked).toBe(entries.length);
+  });
+
+  it('every signed-in route that touches devices is decided: open with a scope, or closed with a reason', async () => {
+    const doc = (await t.inject({ method: 'GET', url: '/api/docs/json' })).json() as {
+      paths: Record<string, Record<string, OpenApiOperation>>;
+    };
+    const undecided: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const key = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`;
+        const access = t.app.routeAccess.get(key);
+        if (access !== 'user' && access !== 'optional') continue;
+        if (!touchesDevices(path, op)) continue;
+        if (!(key in OPEN_ROUTES) && !(key in CLOSED_TO_KEYS)) undecided.push(key);
+      }
+    }
+    expect(undecided).toEqual([]);
+    for (const key of Object.keys(CLOSED_TO_KEYS)) expect(OPEN_ROUTES[key], key).toBeUndefined();
   });
 
   it('each route: a key without its scope gets 10227, a key with only that scope passes the key check', async () => {
