@@ -31,6 +31,7 @@ import locale from '../../locale/detail-index';
 import { normaliseCommandData } from '../../../../lib/command-value';
 import { COMMAND_MAX_LENGTH, commandDataError } from './command-data';
 import styles from './detail.module.css';
+import CommandGroupsCard, { CommandRefTag } from './command-groups-card';
 
 /**
  * Colours of the command states: waiting (pending) purple, in flight blue, answered green, no answer orange,
@@ -110,6 +111,7 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
 
   return (
     <Space direction="vertical" size={16} style={{ width: '100%' }}>
+      <CommandGroupsCard d={d} />
       <Card bordered={false} title={t('deviceDetail.cmd.send')}>
         <Form
           form={form}
@@ -213,7 +215,12 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
             { title: t('deviceDetail.cmd.col.type'), dataIndex: 'type', width: 80 },
             {
               title: t('deviceDetail.cmd.col.data'),
-              render: (_: unknown, c) => <span className={styles.mono}>{c.data}</span>,
+              render: (_: unknown, c) => (
+                <>
+                  <CommandRefTag c={c} />
+                  <span className={styles.mono}>{c.data}</span>
+                </>
+              ),
             },
             {
               title: t('deviceDetail.cmd.col.status'),
