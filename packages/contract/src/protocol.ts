@@ -102,6 +102,9 @@ export const infoUp = z
     longitude: z.number().min(-180).max(180),
     uplink: shortText,
     login_protocol: shortText,
+    /** Factory test (docs/production.md): hardware and self-test results, checked field by field by the server. */
+    hw: z.unknown(),
+    test: z.unknown(),
   })
   .partial()
   .strict();

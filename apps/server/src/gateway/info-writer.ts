@@ -3,6 +3,7 @@ import type { InfoUp } from '@cellhub/contract/protocol';
 import type { Deps } from '../lib/deps';
 import { BatchQueue } from '../jobs/batch-queue';
 import type { DeviceRef } from '../modules/devices/device-ref';
+import { recordFactoryReport } from '../modules/production/factory-test';
 
 interface Info {
   device: DeviceRef;
@@ -53,6 +54,9 @@ export class InfoWriter {
   /** Resolves once the info is written (its PUBACK then means stored). */
   async add(device: DeviceRef, info: InfoUp): Promise<void> {
     await this.queue.add({ device, info });
+    // Factory-test reports are rare (a device's first connects at the factory): written on their own.
+    if (info.hw !== undefined || info.test !== undefined)
+      await recordFactoryReport(this.deps, device, info.hw, info.test);
     this.deps.events.publish(
       { type: 'device.info', sn: device.sn, product_key: device.productKey, fields: { ...info } },
       { uid: device.uid },
