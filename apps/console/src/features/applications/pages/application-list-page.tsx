@@ -115,7 +115,10 @@ export default function ApplicationListPage() {
               </span>
             </Tooltip>
           ) : null}
-          <LinkAction to={`/application/version/${row.id}`}>{t('application.versions')}</LinkAction>
+          {/* Admins reach the versions by the name too; their row keeps room for edit and delete. */}
+          {!isAdmin && (
+            <LinkAction to={`/application/version/${row.id}`}>{t('application.versions')}</LinkAction>
+          )}
           {isAdmin && (
             <>
               <LinkAction to={`/application/version/${row.id}?edit=1`}>{t('application.edit')}</LinkAction>

@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { admin, api, menuEntry, newUser, screenshot, signIn, toast, tokenFor, uniqueName } from '../support';
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A 1x1 PNG: the icon. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** A 96 KB package that is a zip by its signature (an .apk is one). */
+function apkBytes(size = 96 * 1024): Buffer {
+  const b = randomBytes(size);
+  b.writeUInt32BE(0x504b0304, 0);
+  return b;
+}
+
+interface Version {
+  id: number;
+  version: string;
+  size: number;
+  sha256: string;
+  latest: boolean;
+  filename: string;
+}
+
+/** Screenshots at 1280 px (docs and review), only when asked for. */
+async function shot(page: Page, name: string) {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await screenshot(page, name, { settle: () => page.mouse.move(0, 0) });
+}
+
+test('admin creates an application and uploads a version; a user downloads it', async ({ page, browser }) => {
+  const name = uniqueName('现场配置工具');
+  const content = apkBytes();
+  const filename = `现场配置工具-${name.slice(-4)}.apk`;
+
+  await signIn(page, admin.username, admin.password);
+  await page.goto('/application/list');
+  await expect(page.getByText('应用列表').first()).toBeVisible();
+  await page.getByRole('button', { name: '创建应用' }).first().click();
+  await page.waitForURL(/\/application\/create$/);
+
+  // An SVG icon is refused in the form (it can carry script), a PNG is previewed.
+  await page.locator('input[type=file]').setInputFiles({
+    name: 'icon.svg',
+    mimeType: 'image/svg+xml',
+    buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+  });
+  await expect(page.getByText('图标只能是 PNG、JPEG 或 WebP 图片')).toBeVisible();
+  await page
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'icon.png', mimeType: 'image/png', buffer: PNG });
+  await expect(page.locator('img[src^="data:image/png;base64,"]')).toBeVisible();
+  await page.getByLabel('应用名称').fill(name);
+  await page.locator('.arco-form-item').filter({ hasText: '平台' }).locator('.arco-select').click();
+  await page.locator('.arco-select-popup:visible .arco-select-option').filter({ hasText: 'Android' }).click();
+  await expect(page.locator('.arco-select-popup:visible')).toHaveCount(0);
+  await page.getByLabel('描述').fill('DTU 现场调试与参数配置');
+  await shot(page, 'application-create-zh');
+  await page.getByRole('button', { name: '创建', exact: true }).click();
+  await page.waitForURL(/\/application\/version\/\d+$/);
+  const appId = Number(/version\/(\d+)$/.exec(page.url())![1]);
+  await expect(page.getByText('暂无版本').first()).toBeVisible();
+
+  // Upload a version with progress; it becomes the latest.
+  await page.getByRole('button', { name: '上传新版本' }).first().click();
+  const modal = page.locator('.arco-modal').filter({ hasText: '上传新版本' });
+  await modal.locator('input[type=file]').setInputFiles({
+    name: filename,
+    mimeType: 'application/vnd.android.package-archive',
+    buffer: content,
+  });
+  await expect(modal.getByTestId('application-file')).toContainText(filename);
+  await modal.getByLabel('版本号').fill('1.0.0');
+  await modal.getByLabel('更新说明（中文）').fill('首个正式版本');
+  await modal.getByLabel('更新说明（英文）').fill('First release');
+  await modal.getByRole('button', { name: '上传', exact: true }).click();
+  await expect(toast(page, '版本已上传')).toBeVisible();
+  const row = page.locator('.arco-table-tr').filter({ hasText: '1.0.0' });
+  await expect(row).toContainText('最新');
+  await expect(row).toContainText('首个正式版本');
+  await expect(row).toContainText(sha256(content).slice(0, 12));
+
+  const adminToken = await tokenFor(admin.username, admin.password);
+  const versions = await api<Version[]>('GET', `/api/applications/${appId}/versions`, undefined, adminToken);
+  expect(versions.status).toBe(200);
+  expect(versions.body.data[0]).toMatchObject({
+    version: '1.0.0',
+    size: content.length,
+    sha256: sha256(content),
+    latest: true,
+    filename,
+  });
+  await shot(page, 'application-version-zh');
+
+  // A second version through the API, marked force-update, so the page shows both tags.
+  await page.goto('/application/list');
+  await expect(page.locator('.arco-table-tr').filter({ hasText: name })).toContainText('1.0.0');
+  await shot(page, 'application-list-zh');
+
+  // A user: no menu group (admin in the seed), but the pages open and the package downloads.
+  const user = await newUser('appuser');
+  const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 800 } });
+  const userPage = await context.newPage();
+  await signIn(userPage, user.username, user.password);
+  await expect(menuEntry(userPage, '应用管理')).toHaveCount(0);
+  await userPage.goto('/application/list');
+  const userRow = userPage.locator('.arco-table-tr').filter({ hasText: name });
+  await expect(userRow).toContainText('1.0.0');
+  await expect(userPage.getByRole('button', { name: '创建应用' })).toHaveCount(0);
+  await expect(userRow.getByRole('button', { name: '删除' })).toHaveCount(0);
+  const [download] = await Promise.all([
+    userPage.waitForEvent('download'),
+    userRow.getByRole('button', { name: '下载最新版' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(filename);
+  const saved = await download.path();
+  expect(sha256(readFileSync(saved))).toBe(sha256(content));
+
+  // The user's version page: download only, no publishing.
+  await userRow.getByRole('button', { name: '版本管理' }).click();
+  await userPage.waitForURL(new RegExp(`/application/version/${appId}$`));
+  await expect(userPage.getByRole('button', { name: '上传新版本' })).toHaveCount(0);
+  await expect(userPage.locator('.arco-table-tr').filter({ hasText: '1.0.0' })).toBeVisible();
+  const userToken = await tokenFor(user.username, user.password);
+  const refused = await api('POST', '/api/applications', { name: 'x', platform: 'other' }, userToken);
+  expect(refused.status).toBe(400);
+  expect((refused.body as unknown as { code: number }).code).toBe(10108);
+
+  // English and dark, for the screenshots.
+  await userPage.evaluate(() => localStorage.setItem('arco-locale', 'en-US'));
+  await userPage.goto(`/application/version/${appId}`);
+  await expect(userPage.getByText('First release')).toBeVisible();
+  await shot(userPage, 'application-version-en');
+  await userPage.goto('/application/list');
+  await expect(userPage.getByRole('button', { name: 'Download latest' }).first()).toBeVisible();
+  await userPage.getByTestId('navbar-theme').getByRole('button').click();
+  await expect(userPage.locator('body')).toHaveAttribute('arco-theme', 'dark');
+  await shot(userPage, 'application-list-en-dark');
+  await context.close();
+});
