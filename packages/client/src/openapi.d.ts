@@ -819,6 +819,12 @@ export interface paths {
                 latency_ms: number | null;
                 queuedat: string | null;
                 expiresat: string | null;
+                command_ref?: {
+                  group_id: number;
+                  command_id: number;
+                  group: string;
+                  name: string;
+                } | null;
               }[];
               total: number;
             };
@@ -917,6 +923,12 @@ export interface paths {
                 latency_ms: number | null;
                 queuedat: string | null;
                 expiresat: string | null;
+                command_ref?: {
+                  group_id: number;
+                  command_id: number;
+                  group: string;
+                  name: string;
+                } | null;
               };
             };
           };
@@ -1015,6 +1027,12 @@ export interface paths {
                 latency_ms: number | null;
                 queuedat: string | null;
                 expiresat: string | null;
+                command_ref?: {
+                  group_id: number;
+                  command_id: number;
+                  group: string;
+                  name: string;
+                } | null;
               };
             };
           };
@@ -6880,6 +6898,271 @@ export interface paths {
               status: true;
               data: {
                 acknowledged: number;
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/devices/{sn}/command-groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The command groups of the device's product with their commands; needs the control right on the device (10117 when it is not visible, 10108 with a view-only share) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          sn: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: number;
+                name: string;
+                description: string;
+                commands: {
+                  id: number;
+                  group_id: number;
+                  name: string;
+                  /** @enum {string} */
+                  type: 'hex' | 'string';
+                  data: string;
+                  params: (
+                    | {
+                        name: string;
+                        /** @default  */
+                        label: string;
+                        /** @enum {string} */
+                        type: 'int';
+                        min?: number;
+                        max?: number;
+                        bytes?: number;
+                      }
+                    | {
+                        name: string;
+                        /** @default  */
+                        label: string;
+                        /** @enum {string} */
+                        type: 'number';
+                        min?: number;
+                        max?: number;
+                      }
+                    | {
+                        name: string;
+                        /** @default  */
+                        label: string;
+                        /** @enum {string} */
+                        type: 'string';
+                        /** @default 64 */
+                        max_length: number;
+                        /** @default  */
+                        pattern: string;
+                      }
+                    | {
+                        name: string;
+                        /** @default  */
+                        label: string;
+                        /** @enum {string} */
+                        type: 'enum';
+                        options: string[];
+                      }
+                    | {
+                        name: string;
+                        /** @default  */
+                        label: string;
+                        /** @enum {string} */
+                        type: 'hex';
+                        bytes: number;
+                      }
+                  )[];
+                  reply_pattern: string;
+                  timeout_s: number;
+                  description: string;
+                  createdat: string;
+                  updatedat: string;
+                }[];
+              }[];
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/devices/{sn}/command-groups/commands/{cmdId}/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a predefined command with parameter values: each is checked against its definition (90000 missing, 90001 blank, 70003 invalid: int out of range, bad hex, too long, no pattern match; details name params.<name>), rendered into the template and sent as POST /api/devices/{sn}/commands would (offline: 20401 or queued). The history row carries command_ref (group and command names). Needs the control right; 10107 when the command is not one of the product */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          sn: string;
+          cmdId: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @default {} */
+            params?: {
+              [key: string]: string | number;
+            };
+            /**
+             * @default fail
+             * @enum {string}
+             */
+            offline?: 'fail' | 'queue';
+            ttl_seconds?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: string;
+                sn: string;
+                /** @enum {string} */
+                type: 'hex' | 'string';
+                data: string;
+                /** @enum {string} */
+                status: 'pending' | 'sent' | 'replied' | 'timeout' | 'failed' | 'expired' | 'cancelled';
+                code: number | null;
+                reply: string | null;
+                uid: number | null;
+                sentat: string;
+                repliedat: string | null;
+                latency_ms: number | null;
+                queuedat: string | null;
+                expiresat: string | null;
+                command_ref?: {
+                  group_id: number;
+                  command_id: number;
+                  group: string;
+                  name: string;
+                } | null;
               };
             };
           };
