@@ -19,6 +19,7 @@ import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import { isAdmin, ownerFilter, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
+import { cleanFilename as cleanStoredName } from '../../lib/file-store';
 import { countPerId, likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { products } from '../products/products.table';
@@ -518,9 +519,7 @@ async function insertVersion(
 }
 
 /** The name a binary is recorded with: its base name, printable, at most 255 characters. */
-const cleanFilename = (name: string) =>
-  // eslint-disable-next-line no-control-regex
-  (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').slice(-255) || 'firmware.bin';
+const cleanFilename = (name: string) => cleanStoredName(name, 'firmware.bin');
 
 /**
  * A version from an uploaded file streamed from the request. Its fields are checked before the first byte is
