@@ -71,6 +71,10 @@ describe('access key create', () => {
       expires_at: null,
     });
     expect(screen.getByText(zhCN['accessKey.secret.warning'])).toBeTruthy();
+    // Leaving the tab now would lose the secret: the browser is told to ask.
+    const leaving = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(leaving);
+    expect(leaving.defaultPrevented).toBe(true);
     const next = screen.getByRole('button', { name: zhCN['accessKey.secret.next'] }) as HTMLButtonElement;
     expect(next.disabled).toBe(true);
     fireEvent.click(screen.getByText(zhCN['accessKey.secret.saved']));
@@ -80,6 +84,9 @@ describe('access key create', () => {
     // The secret is gone from the page for good; the verification step has the account's phone.
     expect(await screen.findByText('短信（13800001111）')).toBeTruthy();
     expect(screen.queryByText(SECRET)).toBeNull();
+    const later = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(later);
+    expect(later.defaultPrevented).toBe(false);
     fireEvent.click(screen.getByRole('button', { name: '获取验证码' }));
     await waitFor(() =>
       expect(calls.find((c) => c.path.endsWith('/verify-code'))?.body).toEqual({ channel: 'sms' }),

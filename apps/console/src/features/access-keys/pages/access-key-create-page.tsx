@@ -1,6 +1,6 @@
 import type { AccessKeyCreated } from '@cellhub/contract/access-keys';
 import { Button, Card, Form, Message, Result, Space, Steps } from '@arco-design/web-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
@@ -26,6 +26,17 @@ export default function AccessKeyCreatePage() {
   const [step, setStep] = useState<0 | 1 | 2 | 3>(0);
   const [created, setCreated] = useState<AccessKeyCreated | null>(null);
   const accessKey = created?.access_key;
+
+  // While the secret is on screen, a reload or a closed tab loses it for good: the browser asks first.
+  useEffect(() => {
+    if (step !== 1) return;
+    const ask = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, [step]);
 
   const submit = async () => {
     let values: KeyFormValues;
