@@ -1,9 +1,9 @@
 import { Badge, Button, Card, Skeleton, Space, Tabs, Tooltip, Typography } from '@arco-design/web-react';
-import { IconRefresh } from '@arco-design/web-react/icon';
+import { IconRefresh, IconShareAlt } from '@arco-design/web-react/icon';
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
@@ -13,12 +13,15 @@ import OverviewPanel, { OnlineBadge } from '../components/detail/overview-panel'
 import { detailKeys, useDeviceDetail } from '../detail-api';
 import locale from '../locale/detail-index';
 import { ResultPage } from '../../../components/result-page/result-page';
+import shareLocale from '../../../components/share-dialog/locale';
+import { SharedMark, shareOf } from '../../../components/share-dialog/share-fields';
 
 // The other tabs load when first opened: the overview is what the page shows first (issue 13's load weight).
 const PropertiesPanel = lazy(() => import('../components/detail/properties-panel'));
 const CommandsPanel = lazy(() => import('../components/detail/commands-panel'));
 const DeviceLogPanel = lazy(() => import('../components/detail/device-log-panel'));
 const ConfigPanel = lazy(() => import('../components/detail/config-panel'));
+const ShareDialog = lazy(() => import('../../../components/share-dialog/share-dialog'));
 
 /** What a tab shows while its chunk downloads. */
 const panelLoading = (
@@ -39,6 +42,8 @@ export default function DeviceDetailPage() {
   const tab: Tab = (TABS as readonly string[]).includes(wanted ?? '') ? (wanted as Tab) : 'overview';
   const qc = useQueryClient();
   const detail = useDeviceDetail(sn);
+  const ts = useLocale(shareLocale);
+  const [sharing, setSharing] = useState(false);
 
   const live = useDeviceEvents({ sns: [sn] }, (e: DeviceEvent) => {
     qc.setQueryData<DeviceDetail>(detailKeys.device(sn), (d) => (d ? applyDeviceEvent(d, e) : d));
@@ -69,6 +74,11 @@ export default function DeviceDetailPage() {
       </PageContainer>
     );
 
+  // A device shared with the caller: view right reads only; neither right manages or re-shares it.
+  const share = shareOf(d);
+  const owned = !share && d.uid !== null;
+  const viewOnly = share?.right === 'view';
+
   return (
     <PageContainer>
       <Card bordered={false} bodyStyle={{ paddingBottom: 0 }}>
@@ -81,6 +91,7 @@ export default function DeviceDetailPage() {
               <span data-testid="device-status">
                 <OnlineBadge d={d} t={t} />
               </span>
+              <SharedMark share={share} />
             </Space>
             <Typography.Text type="secondary">
               {d.sn} · {d.product_name}
@@ -90,6 +101,11 @@ export default function DeviceDetailPage() {
             <Tooltip content={live === 'open' ? t('deviceDetail.live') : t('deviceDetail.liveLost')}>
               <Badge status={live === 'open' ? 'processing' : 'warning'} text={t('deviceDetail.live')} />
             </Tooltip>
+            {owned && (
+              <Button icon={<IconShareAlt />} onClick={() => setSharing(true)} data-testid="device-share">
+                {ts('shareDialog.action')}
+              </Button>
+            )}
             <Button
               icon={<IconRefresh />}
               aria-label={t('common.refresh')}
@@ -121,10 +137,15 @@ export default function DeviceDetailPage() {
       {tab === 'overview' && <OverviewPanel d={d} />}
       <Suspense fallback={panelLoading}>
         {tab === 'properties' && <PropertiesPanel d={d} />}
-        {tab === 'commands' && <CommandsPanel d={d} />}
+        {tab === 'commands' && <CommandsPanel d={d} readOnly={viewOnly} />}
         {tab === 'logs' && <DeviceLogPanel sn={d.sn} />}
-        {tab === 'config' && <ConfigPanel sn={d.sn} />}
+        {tab === 'config' && <ConfigPanel sn={d.sn} readOnly={viewOnly} />}
       </Suspense>
+      {sharing && (
+        <Suspense fallback={null}>
+          <ShareDialog visible sns={[d.sn]} onClose={() => setSharing(false)} />
+        </Suspense>
+      )}
     </PageContainer>
   );
 }

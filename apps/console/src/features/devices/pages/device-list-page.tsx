@@ -1,12 +1,21 @@
 import type { DeviceListItem } from '@cellhub/contract/devices';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { Badge, Button, Tag, Tooltip, type TableColumnProps } from '@arco-design/web-react';
+import { IconShareAlt } from '@arco-design/web-react/icon';
 import { useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
-import { ConfirmAction, LinkAction, RowActions, RowLink } from '../../../components/row-actions';
+import {
+  ButtonAction,
+  ConfirmAction,
+  LinkAction,
+  RowActions,
+  RowLink,
+} from '../../../components/row-actions';
+import shareLocale from '../../../components/share-dialog/locale';
+import { SharedMark, shareOf } from '../../../components/share-dialog/share-fields';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
@@ -35,6 +44,9 @@ import { defsOf, formatValues } from '../property-labels';
 import locale from '../locale';
 import styles from './device-pages.module.css';
 
+// The share dialog downloads when first opened.
+const ShareDialog = lazy(() => import('../../../components/share-dialog/share-dialog'));
+
 const LIVE_TYPES = ['device.online', 'device.properties', 'device.info', 'device.config'] as const;
 
 /** /device/list: the caller's devices (every device for an admin), patched live while they report. */
@@ -51,6 +63,12 @@ export default function DeviceListPage() {
   const remove = useDeleteDevice();
   const queryClient = useQueryClient();
   const [shown, setShown] = useState<DeviceColumn[]>(() => loadColumns());
+  const ts = useLocale(shareLocale);
+  // Rows ticked for a batch share (only the caller's own devices can be), and the devices the dialog shares.
+  const [selected, setSelected] = useState<string[]>([]);
+  const [sharing, setSharing] = useState<string[] | null>(null);
+  /** The caller's own device (or any owned one for an admin): it may be shared, unbound. */
+  const ownRow = (r: DeviceListItem) => r.uid !== null && !shareOf(r);
 
   const sns = useMemo(() => (data?.data ?? []).map((r) => r.sn), [data]);
   const live = useDeviceEvents(sns.length ? { sns, types: LIVE_TYPES } : null, (e: DeviceEvent) => {
@@ -67,9 +85,12 @@ export default function DeviceListPage() {
 
   const render: Partial<Record<DeviceColumn, TableColumnProps<DeviceListItem>['render']>> = {
     sn: (_, r) => (
-      <RowLink to={detailUrl(r)} className={styles.mono}>
-        {r.sn}
-      </RowLink>
+      <div className={styles.snCell}>
+        <RowLink to={detailUrl(r)} className={styles.mono}>
+          {r.sn}
+        </RowLink>
+        <SharedMark share={shareOf(r)} />
+      </div>
     ),
     online: (_, r) =>
       r.online ? (
@@ -120,7 +141,10 @@ export default function DeviceListPage() {
       render: (_: unknown, r) => (
         <RowActions>
           <LinkAction to={detailUrl(r)}>{t('device.action.detail')}</LinkAction>
-          {r.uid !== null && (
+          {ownRow(r) && (
+            <ButtonAction onClick={() => setSharing([r.sn])}>{ts('shareDialog.action')}</ButtonAction>
+          )}
+          {ownRow(r) && (
             <ConfirmAction
               title={t('device.unbind.confirm')}
               hint={t('device.unbind.hint')}
@@ -147,7 +171,23 @@ export default function DeviceListPage() {
     },
   ];
 
-  const bind = <Button onClick={() => void navigate('/device/bind')}>{t('device.action.bind')}</Button>;
+  const bind = (
+    <>
+      <Button onClick={() => void navigate('/device/bind')}>{t('device.action.bind')}</Button>
+      <Tooltip content={ts('shareDialog.action.hint')}>
+        <Button
+          icon={<IconShareAlt />}
+          disabled={selected.length === 0}
+          onClick={() => setSharing(selected)}
+          data-testid="device-share-selected"
+        >
+          {selected.length
+            ? ts('shareDialog.action.selected', { count: selected.length })
+            : ts('shareDialog.action')}
+        </Button>
+      </Tooltip>
+    </>
+  );
 
   return (
     <ListPage<DeviceListItem, DeviceListParams>
@@ -223,7 +263,28 @@ export default function DeviceListPage() {
           }
         />
       }
-      tableProps={{ scroll: { x: 'max-content' } }}
-    />
+      tableProps={{
+        scroll: { x: 'max-content' },
+        rowSelection: {
+          type: 'checkbox',
+          selectedRowKeys: selected,
+          onChange: (keys) => setSelected(keys as string[]),
+          checkboxProps: (r) => ({ disabled: !ownRow(r) }),
+        },
+      }}
+    >
+      {sharing && (
+        <Suspense fallback={null}>
+          <ShareDialog
+            visible
+            sns={sharing}
+            onClose={() => {
+              setSharing(null);
+              setSelected([]);
+            }}
+          />
+        </Suspense>
+      )}
+    </ListPage>
   );
 }

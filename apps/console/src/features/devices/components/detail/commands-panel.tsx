@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Button,
   Card,
@@ -22,6 +23,7 @@ import {
 import type { CommandType } from '@cellhub/contract/protocol';
 import { useState } from 'react';
 import { ConfirmAction, RowActions } from '../../../../components/row-actions';
+import shareLocale from '../../../../components/share-dialog/locale';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale } from '../../../../lib/i18n';
 import { ApiError } from '../../../../lib/request';
@@ -67,8 +69,9 @@ interface SendForm {
  * device is offline the command fails at once (20401), or waits for the device for up to N hours, as the user
  * chooses; a waiting command can be cancelled.
  */
-export default function CommandsPanel({ d }: { d: DeviceDetail }) {
+export default function CommandsPanel({ d, readOnly = false }: { d: DeviceDetail; readOnly?: boolean }) {
   const t = useLocale(locale);
+  const ts = useLocale(shareLocale);
   const [form] = Form.useForm<SendForm>();
   const [page, setPage] = useState({ current: 1, per_page: 10 });
   const list = useCommands(d.sn, page);
@@ -112,86 +115,90 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
   return (
     <Space direction="vertical" size={16} style={{ width: '100%' }}>
       <CommandGroupsCard d={d} />
-      <Card bordered={false} title={t('deviceDetail.cmd.send')}>
-        <Form
-          form={form}
-          layout="inline"
-          className={styles.commandForm}
-          initialValues={{ type: 'hex', data: '', offline: 'fail', ttl_hours: TTL_HOURS_DEFAULT }}
-          onValuesChange={(changed) => {
-            if (changed.type) {
-              setType(changed.type);
-              // The rule depends on the type: re-check what is already typed.
-              if (form.getFieldValue('data')) void form.validate(['data']).catch(() => undefined);
-            }
-            if (changed.offline) setOffline(changed.offline);
-            if (typeof changed.ttl_hours === 'number') setTtlHours(changed.ttl_hours);
-          }}
-          onSubmit={() => void submit()}
-        >
-          <Form.Item field="type" label={t('deviceDetail.cmd.type')}>
-            <Radio.Group type="button">
-              <Radio value="hex">HEX</Radio>
-              <Radio value="string">String</Radio>
-            </Radio.Group>
-          </Form.Item>
-          <Form.Item
-            field="data"
-            label={t('deviceDetail.cmd.data')}
-            style={{ minWidth: 420 }}
-            rules={[
-              {
-                validator: (value: string | undefined, cb) => {
-                  const kind = (form.getFieldValue('type') as CommandType | undefined) ?? 'hex';
-                  const err = commandDataError(kind, normaliseCommandData(kind, value));
-                  cb(err ? t(err, { max: COMMAND_MAX_LENGTH }) : undefined);
-                },
-              },
-            ]}
+      {readOnly ? (
+        <Alert type="info" content={ts('shareDialog.readonly.commands')} data-testid="command-readonly" />
+      ) : (
+        <Card bordered={false} title={t('deviceDetail.cmd.send')}>
+          <Form
+            form={form}
+            layout="inline"
+            className={styles.commandForm}
+            initialValues={{ type: 'hex', data: '', offline: 'fail', ttl_hours: TTL_HOURS_DEFAULT }}
+            onValuesChange={(changed) => {
+              if (changed.type) {
+                setType(changed.type);
+                // The rule depends on the type: re-check what is already typed.
+                if (form.getFieldValue('data')) void form.validate(['data']).catch(() => undefined);
+              }
+              if (changed.offline) setOffline(changed.offline);
+              if (typeof changed.ttl_hours === 'number') setTtlHours(changed.ttl_hours);
+            }}
+            onSubmit={() => void submit()}
           >
-            <Input
-              allowClear
-              className={styles.mono}
-              style={{ width: 360 }}
-              data-testid="command-data"
-              placeholder={t(
-                type === 'hex'
-                  ? 'deviceDetail.cmd.data.hexPlaceholder'
-                  : 'deviceDetail.cmd.data.stringPlaceholder',
-              )}
-            />
-          </Form.Item>
-          <Form.Item field="offline" label={t('deviceDetail.cmd.ifOffline')}>
-            <Radio.Group type="button" data-testid="command-offline">
-              <Radio value="fail">{t('deviceDetail.cmd.ifOffline.fail')}</Radio>
-              <Radio value="queue">{t('deviceDetail.cmd.ifOffline.queue')}</Radio>
-            </Radio.Group>
-          </Form.Item>
-          {offline === 'queue' && (
+            <Form.Item field="type" label={t('deviceDetail.cmd.type')}>
+              <Radio.Group type="button">
+                <Radio value="hex">HEX</Radio>
+                <Radio value="string">String</Radio>
+              </Radio.Group>
+            </Form.Item>
             <Form.Item
-              field="ttl_hours"
-              label={t('deviceDetail.cmd.ttl')}
-              rules={[{ required: true, type: 'number', min: 1, max: TTL_HOURS_MAX }]}
+              field="data"
+              label={t('deviceDetail.cmd.data')}
+              style={{ minWidth: 420 }}
+              rules={[
+                {
+                  validator: (value: string | undefined, cb) => {
+                    const kind = (form.getFieldValue('type') as CommandType | undefined) ?? 'hex';
+                    const err = commandDataError(kind, normaliseCommandData(kind, value));
+                    cb(err ? t(err, { max: COMMAND_MAX_LENGTH }) : undefined);
+                  },
+                },
+              ]}
             >
-              <InputNumber
-                min={1}
-                max={TTL_HOURS_MAX}
-                precision={0}
-                style={{ width: 130 }}
-                suffix={t('deviceDetail.cmd.ttl.unit')}
-                data-testid="command-ttl"
+              <Input
+                allowClear
+                className={styles.mono}
+                style={{ width: 360 }}
+                data-testid="command-data"
+                placeholder={t(
+                  type === 'hex'
+                    ? 'deviceDetail.cmd.data.hexPlaceholder'
+                    : 'deviceDetail.cmd.data.stringPlaceholder',
+                )}
               />
             </Form.Item>
-          )}
-          <Form.Item>
-            <Tooltip content={offlineHint}>
-              <Button type="primary" htmlType="submit" loading={send.isPending} data-testid="command-send">
-                {t('deviceDetail.cmd.send')}
-              </Button>
-            </Tooltip>
-          </Form.Item>
-        </Form>
-      </Card>
+            <Form.Item field="offline" label={t('deviceDetail.cmd.ifOffline')}>
+              <Radio.Group type="button" data-testid="command-offline">
+                <Radio value="fail">{t('deviceDetail.cmd.ifOffline.fail')}</Radio>
+                <Radio value="queue">{t('deviceDetail.cmd.ifOffline.queue')}</Radio>
+              </Radio.Group>
+            </Form.Item>
+            {offline === 'queue' && (
+              <Form.Item
+                field="ttl_hours"
+                label={t('deviceDetail.cmd.ttl')}
+                rules={[{ required: true, type: 'number', min: 1, max: TTL_HOURS_MAX }]}
+              >
+                <InputNumber
+                  min={1}
+                  max={TTL_HOURS_MAX}
+                  precision={0}
+                  style={{ width: 130 }}
+                  suffix={t('deviceDetail.cmd.ttl.unit')}
+                  data-testid="command-ttl"
+                />
+              </Form.Item>
+            )}
+            <Form.Item>
+              <Tooltip content={offlineHint}>
+                <Button type="primary" htmlType="submit" loading={send.isPending} data-testid="command-send">
+                  {t('deviceDetail.cmd.send')}
+                </Button>
+              </Tooltip>
+            </Form.Item>
+          </Form>
+        </Card>
+      )}
       <Card bordered={false} title={t('deviceDetail.cmd.history')}>
         <Table
           rowKey="id"
@@ -241,7 +248,7 @@ export default function CommandsPanel({ d }: { d: DeviceDetail }) {
               title: t('deviceDetail.cmd.col.actions'),
               width: 110,
               render: (_: unknown, c) =>
-                c.status === 'pending' ? (
+                c.status === 'pending' && !readOnly ? (
                   <RowActions>
                     <ConfirmAction
                       title={t('deviceDetail.cmd.cancelConfirm')}

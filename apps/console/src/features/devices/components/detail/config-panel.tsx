@@ -1,8 +1,9 @@
-import { Badge, Card, Empty, Skeleton, Space, Table, Tag } from '@arco-design/web-react';
+import { Alert, Badge, Card, Empty, Skeleton, Space, Table, Tag } from '@arco-design/web-react';
 import type { DeviceConfig } from '@cellhub/contract/device-config';
 import { useMemo } from 'react';
 import { useLocale } from '../../../../lib/i18n';
 import { toast } from '../../../../lib/toast';
+import shareLocale from '../../../../components/share-dialog/locale';
 import { useDeviceConfig, useSaveDeviceConfig } from '../../detail-api';
 import locale from '../../locale/detail-index';
 import { diffConfig, type ConfigDiffKind } from './config-diff';
@@ -19,8 +20,9 @@ const show = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
 const isEmpty = (c: DeviceConfig) => Object.keys(c).length === 0;
 
 /** Expected and reported versions (live), the editor, and the field-by-field difference. */
-export default function ConfigPanel({ sn }: { sn: string }) {
+export default function ConfigPanel({ sn, readOnly = false }: { sn: string; readOnly?: boolean }) {
   const t = useLocale(locale);
+  const ts = useLocale(shareLocale);
   const state = useDeviceConfig(sn);
   const save = useSaveDeviceConfig(sn);
   const s = state.data;
@@ -62,22 +64,26 @@ export default function ConfigPanel({ sn }: { sn: string }) {
           </span>
         </div>
       </Card>
-      <Card bordered={false} title={t('deviceDetail.tab.config')}>
-        <ConfigForm
-          key={s.expect_config_version}
-          base={base}
-          saving={save.isPending}
-          onSave={async (config) => {
-            const next = await save.mutateAsync(config);
-            toast(
-              'success',
-              t(next.sent ? 'deviceDetail.config.saved' : 'deviceDetail.config.savedOffline', {
-                version: next.expect_config_version,
-              }),
-            );
-          }}
-        />
-      </Card>
+      {readOnly ? (
+        <Alert type="info" content={ts('shareDialog.readonly.config')} data-testid="config-readonly" />
+      ) : (
+        <Card bordered={false} title={t('deviceDetail.tab.config')}>
+          <ConfigForm
+            key={s.expect_config_version}
+            base={base}
+            saving={save.isPending}
+            onSave={async (config) => {
+              const next = await save.mutateAsync(config);
+              toast(
+                'success',
+                t(next.sent ? 'deviceDetail.config.saved' : 'deviceDetail.config.savedOffline', {
+                  version: next.expect_config_version,
+                }),
+              );
+            }}
+          />
+        </Card>
+      )}
       <Card bordered={false} title={t('deviceDetail.config.diff')}>
         {diff.length === 0 ? (
           <Empty description={t('deviceDetail.config.diff.none')} />
