@@ -4,6 +4,7 @@ import { text } from './text';
 import { listEnvelope, pageQuery } from './common';
 import { deviceConfig } from './device-config';
 import { commandType, PRODUCT_KEY_RULE, PROPERTY_KEY_RULE, SN_RULE, propertyValue } from './protocol';
+import { deviceShareMark } from './shares';
 
 export const snParams = z.object({ sn: text().regex(SN_RULE, 'sn_rule') });
 
@@ -135,6 +136,8 @@ export type PropertyLabel = z.infer<typeof propertyLabel>;
 export const deviceListItem = deviceItem.extend({
   owner: text().nullable(),
   last_values: z.record(text(), propertyValue),
+  /** Shared with the caller: the share's right, owner and expiry (docs/sharing.md); null for own devices. */
+  share: deviceShareMark.optional(),
 });
 export type DeviceListItem = z.infer<typeof deviceListItem>;
 
@@ -276,8 +279,10 @@ export const publicDevice = z.object({
 export type PublicDevice = z.infer<typeof publicDevice>;
 
 export const deviceDetail = deviceItem.extend({
-  /** The MQTT password (PROTOCOL.md); shown to the device's owner and admins. */
+  /** The MQTT password (PROTOCOL.md); shown to the device's owner and admins (empty for a share's holder). */
   secret: text(),
+  /** Shared with the caller: the share's right, owner and expiry (docs/sharing.md); null for own devices. */
+  share: deviceShareMark.optional(),
   iot_platform_param: z.record(text(), z.unknown()),
   /** Latest value of each property. */
   properties: z.array(z.object({ key: text(), ts: iso, value: propertyValue })),

@@ -25,9 +25,9 @@ import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
-import { isAdmin, requireAdmin, requireScope } from '../../lib/authz';
+import { canManage, isAdmin, requireAdmin, requireScope } from '../../lib/authz';
 import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
-import { accessibleDevice, visibleDevices } from './device-access';
+import { accessibleDevice, shareMarks, visibleDevices } from './device-access';
 import { type DeviceRow, devices, deviceSearchText } from './devices.table';
 
 export const deviceSecretContext = (sn: string) => `device:${sn}`;
@@ -307,6 +307,10 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
   // Each row carries the statement's `total` too; the contract's item schema leaves it out of the answer.
   for (const row of rows) row.last_values ??= {};
   const items = rows as unknown as DeviceListItem[];
+  // Devices shared with the caller carry their share (right, owner, expiry).
+  const others = items.filter((d) => d.uid !== actor.uid).map((d) => d.id);
+  const marks = others.length > 0 && !isAdmin(actor) ? await shareMarks(deps.db, actor, others) : undefined;
+  for (const d of items) d.share = marks?.get(d.id) ?? null;
   const propertyDefs = await propertyLabels(deps.db, [...new Set(items.map((d) => d.product_key))]);
   return total > bound
     ? { items, total: bound, totalExact: false, propertyDefs }
@@ -354,15 +358,19 @@ async function productName(db: DbOrTx, productKey: string): Promise<string> {
 
 export async function getDevice(deps: Deps, actor: Actor, sn: string): Promise<DeviceDetail> {
   const d = await accessibleDevice(deps.db, actor, sn, 'view');
-  const [name, properties] = await Promise.all([
+  // The secret and the platform identity are the owner's (and admins'): a share's holder reads neither.
+  const manager = canManage(actor, d);
+  const [name, properties, marks] = await Promise.all([
     productName(deps.db, d.productKey),
     latestProperties(deps.db, d.id),
+    d.shared ? shareMarks(deps.db, actor, [d.id]) : undefined,
   ]);
   return {
     ...toDeviceItem(d, name),
-    secret: deps.box.decrypt(d.secret, deviceSecretContext(d.sn)),
-    iot_platform_param: d.iotPlatformParam,
+    secret: manager ? deps.box.decrypt(d.secret, deviceSecretContext(d.sn)) : '',
+    iot_platform_param: manager ? d.iotPlatformParam : {},
     properties,
+    share: marks?.get(d.id) ?? null,
   };
 }
 
