@@ -1,6 +1,6 @@
 const zhCN = {
   'cmdGroup.title': '指令组',
-  'cmdGroup.help': '按产品预定义的指令，设备详情页的「指令」标签中可填写参数后下发。',
+  'cmdGroup.help': '按产品预定义的指令，用户在设备详情页的「指令下发」中填写参数后下发。',
   'cmdGroup.create': '创建指令组',
   'cmdGroup.keyword': '名称',
   'cmdGroup.keyword.placeholder': '指令组名称',

@@ -16,6 +16,7 @@ import { toast } from '../../../../lib/toast';
 import { detailKeys } from '../../detail-api';
 import detailLocale from '../../locale/detail-index';
 import locale from './command-groups-card.locale';
+import own from './command-groups-card.module.css';
 import styles from './detail.module.css';
 
 /**
@@ -212,12 +213,12 @@ function LastResult({ last, pattern, t }: { last: CommandItem; pattern: string; 
   );
 }
 
-/** The predefined command a history row came from, shown before its data. */
+/** The predefined command a history row came from, on its own line above the data (wraps: names can be long). */
 export function CommandRefTag({ c }: { c: CommandItem }) {
   if (!c.command_ref) return null;
   return (
-    <Tag size="small" color="arcoblue" style={{ marginRight: 6 }} data-testid={`command-ref-${c.id}`}>
+    <div className={own.commandRef} data-testid={`command-ref-${c.id}`}>
       {c.command_ref.group} / {c.command_ref.name}
-    </Tag>
+    </div>
   );
 }
