@@ -244,6 +244,54 @@ try {
     if (!res.ok) throw new Error(`upload of the sample application: HTTP ${res.status} ${await res.text()}`);
     say('created the sample application DTU Config Tool 1.0.0');
   }
+  // A command group on the demo product (docs/product-tooling.md): Modbus reads with typed parameters.
+  const groups = await api(
+    base,
+    'GET',
+    `/api/command-groups?product_key=${PRODUCT.product_key}`,
+    undefined,
+    token,
+  );
+  if (groups.length === 0) {
+    const group = await api(
+      base,
+      'POST',
+      '/api/command-groups',
+      { product_key: PRODUCT.product_key, name: 'Modbus RTU', description: '读写从站寄存器' },
+      token,
+    );
+    await api(
+      base,
+      'POST',
+      `/api/command-groups/${group.id}/commands`,
+      {
+        name: '读保持寄存器',
+        type: 'hex',
+        data: '{{slave}}03{{addr}}{{count}}',
+        params: [
+          { name: 'slave', label: '从站地址', type: 'int', min: 1, max: 247, bytes: 1 },
+          { name: 'addr', label: '起始地址', type: 'hex', bytes: 2 },
+          { name: 'count', label: '数量', type: 'int', min: 1, max: 125, bytes: 2 },
+        ],
+        reply_pattern: '^[0-9A-F]{2}03',
+        timeout_s: 10,
+      },
+      token,
+    );
+    await api(
+      base,
+      'POST',
+      `/api/command-groups/${group.id}/commands`,
+      {
+        name: '设置 APN',
+        type: 'string',
+        data: 'AT+CGDCONT=1,"IP","{{apn}}"',
+        params: [{ name: 'apn', label: 'APN', type: 'string', max_length: 32, pattern: '[A-Za-z0-9.-]+' }],
+      },
+      token,
+    );
+    say('created the command group Modbus RTU on the demo product');
+  }
 } catch (err) {
   console.error(`[demo] could not prepare the demo product: ${err.message}`);
   console.error(
