@@ -120,6 +120,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'accessKey.toDetail': 'Open the key',
   'accessKey.toList': 'Back to the keys',
   'accessKey.detail.info': 'Key',
+  'accessKey.detail.othersKey':
+    'This key belongs to {name}: you may change, disable or delete it; only its owner can rotate the secret or verify it.',
   'accessKey.detail.notFound': 'Access key not found',
   'accessKey.detail.usage': 'Requests per day (last 30 days)',
   'accessKey.detail.usage.ok': 'Accepted',

@@ -113,6 +113,8 @@ const zhCN = {
   'accessKey.toDetail': '查看密钥详情',
   'accessKey.toList': '返回密钥列表',
   'accessKey.detail.info': '密钥信息',
+  'accessKey.detail.othersKey':
+    '此密钥属于用户 {name}：你可以修改、停用或删除它，只有其本人可以轮换 Secret 和验证。',
   'accessKey.detail.notFound': '访问密钥不存在',
   'accessKey.detail.usage': '每日调用次数（最近 30 天）',
   'accessKey.detail.usage.ok': '成功',

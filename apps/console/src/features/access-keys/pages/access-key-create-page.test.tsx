@@ -105,7 +105,7 @@ describe('access key create', () => {
     mockApi({
       'GET /api/user/info': { data: { ...ME, phone: '', email: 'a@example.com' } },
       'POST /api/access-keys': { data: { ...KEY, verified: false, secret: SECRET } },
-      [`POST /api/access-keys/${KEY.access_key}/verify`]: { refuse: 10110, message: 'Wrong code' },
+      [`POST /api/access-keys/${KEY.access_key}/verify`]: { refuse: 20120, message: 'Email code error' },
     });
     open();
     fillName('sync');
@@ -119,7 +119,7 @@ describe('access key create', () => {
     });
     fireEvent.click(screen.getByTestId('access-key-verify-submit'));
     // The code table's text of the active language.
-    expect(await screen.findByText('更新失败')).toBeTruthy();
+    expect(await screen.findByText('邮箱验证码错误')).toBeTruthy();
   });
 
   it('tells a user without phone or email where to add one', async () => {

@@ -120,4 +120,18 @@ describe('access key detail', () => {
     open('not-a-key');
     expect((await screen.findByTestId('result-page')).getAttribute('data-problem')).toBe('notFound');
   });
+  it('lets an admin see another user’s key but not rotate or verify it', async () => {
+    mockApi({
+      ...answers({ ...KEY, verified: false, owner: { uid: 7, username: 'alice' } }),
+      'GET /api/user/info': { data: { ...ME, uid: 1, username: 'admin', role: 'admin' } },
+    });
+    open();
+    // Said once the page knows who is looking.
+    expect(
+      await screen.findByText(zhCN['accessKey.detail.othersKey'].replace('{name}', 'alice')),
+    ).toBeTruthy();
+    expect(screen.getByRole('button', { name: /编辑/ })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: new RegExp(zhCN['accessKey.rotate']) })).toBeNull();
+    expect(screen.queryByText(zhCN['accessKey.verify.title'])).toBeNull();
+  });
 });

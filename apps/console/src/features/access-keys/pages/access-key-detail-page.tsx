@@ -1,5 +1,6 @@
 import type { AccessKeyItem } from '@cellhub/contract/access-keys';
 import {
+  Alert,
   Button,
   Card,
   Descriptions,
@@ -45,6 +46,8 @@ export default function AccessKeyDetailPage() {
   const [editing, setEditing] = useState(false);
   const { data: me } = useUserInfo();
 
+  // An admin may see another user's key; only its owner rotates or verifies it (docs/open-api.md).
+  const mine = !key?.owner || key.owner.uid === me?.uid;
   const state = recordState(load, {
     badId: !ak,
     back: '/accesskey/list',
@@ -72,9 +75,14 @@ export default function AccessKeyDetailPage() {
             <Button icon={<IconEdit />} onClick={() => setEditing(true)}>
               {t('common.edit')}
             </Button>
-            <Popconfirm title={t('accessKey.rotate.confirm')} onOk={() => rotate(ak).catch(() => undefined)}>
-              <Button icon={<IconRefresh />}>{t('accessKey.rotate')}</Button>
-            </Popconfirm>
+            {mine && (
+              <Popconfirm
+                title={t('accessKey.rotate.confirm')}
+                onOk={() => rotate(ak).catch(() => undefined)}
+              >
+                <Button icon={<IconRefresh />}>{t('accessKey.rotate')}</Button>
+              </Popconfirm>
+            )}
             <Popconfirm title={t('accessKey.delete.confirm')} onOk={onDelete}>
               <Button status="danger" icon={<IconDelete />}>
                 {t('common.delete')}
@@ -86,9 +94,15 @@ export default function AccessKeyDetailPage() {
         <div data-testid="access-key-descriptions">
           <Descriptions column={2} labelStyle={{ width: 120 }} data={describe(key, t)} />
         </div>
+        {me && !mine && key.owner && (
+          <Alert
+            type="info"
+            style={{ marginTop: 16 }}
+            content={t('accessKey.detail.othersKey', { name: key.owner.username })}
+          />
+        )}
       </Card>
-      {/* Only the owner can verify: the code goes to the owner's phone or email (an admin may see others' keys). */}
-      {!key.verified && (key.owner === null || key.owner.uid === me?.uid) && (
+      {!key.verified && mine && (
         <Card bordered={false} title={t('accessKey.verify.title')}>
           <p className={styles.muted} style={{ marginTop: 0 }}>
             {t('accessKey.verify.help')}

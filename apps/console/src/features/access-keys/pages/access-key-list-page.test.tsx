@@ -131,7 +131,7 @@ describe('access key list', () => {
     );
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
   });
-  it('shows an admin each key’s owner, and offers verification only on the admin’s own keys', async () => {
+  it('shows an admin each key’s owner, and offers verify and rotate only on the admin’s own keys', async () => {
     mockApi({
       'GET /api/user/info': { data: { ...ME, uid: 1, username: 'admin', role: 'admin' } },
       'GET /api/access-keys': {
@@ -155,5 +155,12 @@ describe('access key list', () => {
       expect(within(row('Admin key')).queryByRole('button', { name: zhCN['accessKey.verify'] })).toBeTruthy(),
     );
     expect(within(row('Fresh key')).queryByRole('button', { name: zhCN['accessKey.verify'] })).toBeNull();
+    expect(
+      within(row('Admin key')).getByRole('button', { name: zhCN['accessKey.rotate.short'] }),
+    ).toBeTruthy();
+    expect(
+      within(row('Fresh key')).queryByRole('button', { name: zhCN['accessKey.rotate.short'] }),
+    ).toBeNull();
+    expect(within(row('Fresh key')).getByRole('button', { name: '删除' })).toBeTruthy();
   });
 });

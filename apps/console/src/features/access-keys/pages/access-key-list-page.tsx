@@ -27,7 +27,8 @@ export default function AccessKeyListPage() {
   const { rotate, modal } = useRotateSecret();
   const [verifying, setVerifying] = useState<string | null>(null);
   const { data: me } = useUserInfo();
-  // An admin sees everyone's keys; only the owner can verify one (the code goes to the owner's phone or email).
+  // An admin sees (and may change, disable, delete) everyone's keys; only the owner rotates or verifies one
+  // (docs/open-api.md): the new secret is the owner's, and the code goes to the owner's phone or email.
   const mine = (row: AccessKeyItem) => row.owner === null || row.owner.uid === me?.uid;
 
   // Nine facts and three actions fit a 1280 px window: name over key (and owner), switch over verification, expiry over
@@ -129,9 +130,11 @@ export default function AccessKeyListPage() {
       render: (_: unknown, row) => (
         <RowActions>
           <LinkAction to={detailPath(row.access_key)}>{t('accessKey.detail')}</LinkAction>
-          <ConfirmAction title={t('accessKey.rotate.confirm')} onConfirm={() => rotate(row.access_key)}>
-            {t('accessKey.rotate.short')}
-          </ConfirmAction>
+          {mine(row) && (
+            <ConfirmAction title={t('accessKey.rotate.confirm')} onConfirm={() => rotate(row.access_key)}>
+              {t('accessKey.rotate.short')}
+            </ConfirmAction>
+          )}
           <ConfirmAction
             title={t('accessKey.delete.confirm')}
             status="danger"
