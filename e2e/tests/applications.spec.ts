@@ -1,15 +1,44 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { crc32, deflateSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
 import { admin, api, menuEntry, newUser, screenshot, signIn, toast, tokenFor, uniqueName } from '../support';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** A 1x1 PNG: the icon. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+/** A 64 x 64 PNG icon drawn here: signal bars in white on the console's blue. */
+function iconPng(): Buffer {
+  const size = 64;
+  const rows: Buffer[] = [];
+  for (let y = 0; y < size; y++) {
+    const row = Buffer.alloc(1 + size * 3);
+    for (let x = 0; x < size; x++) {
+      const bar = [0, 1, 2, 3].find((i) => x >= 12 + i * 11 && x < 20 + i * 11);
+      const white = bar !== undefined && y >= 48 - (bar + 1) * 8 && y < 52;
+      row.set(white ? [255, 255, 255] : [22, 93, 255], 1 + x * 3);
+    }
+    rows.push(row);
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+const PNG = iconPng();
 
 /** A 96 KB package that is a zip by its signature (an .apk is one). */
 function apkBytes(size = 96 * 1024): Buffer {
@@ -30,7 +59,21 @@ interface Version {
 /** Screenshots at 1280 px (docs and review), only when asked for. */
 async function shot(page: Page, name: string) {
   await page.setViewportSize({ width: 1280, height: 800 });
-  await screenshot(page, name, { settle: () => page.mouse.move(0, 0) });
+  await screenshot(page, name, {
+    settle: async () => {
+      await page.mouse.move(0, 0);
+      // A theme switch fades colours in: the picture waits for every running transition to end.
+      // (A cancelled one ends too; an endless one, a spinner, is not waited for.)
+      await page.evaluate(() =>
+        Promise.all(
+          document
+            .getAnimations()
+            .filter((a) => a.effect?.getTiming().iterations !== Infinity)
+            .map((a) => a.finished.catch(() => undefined)),
+        ),
+      );
+    },
+  });
 }
 
 test('admin creates an application and uploads a version; a user downloads it', async ({ page, browser }) => {
@@ -95,6 +138,9 @@ test('admin creates an application and uploads a version; a user downloads it', 
     latest: true,
     filename,
   });
+  // Without the toasts of the steps above.
+  await page.reload();
+  await expect(row).toContainText('最新');
   await shot(page, 'application-version-zh');
 
   // A second version through the API, marked force-update, so the page shows both tags.

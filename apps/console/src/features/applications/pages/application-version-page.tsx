@@ -149,9 +149,7 @@ export default function ApplicationVersionPage() {
       dataIndex: 'operations',
       render: (_: unknown, row) => (
         <RowActions>
-          <ButtonAction onClick={() => void download(row)}>
-            <IconDownload /> {t('application.version.download')}
-          </ButtonAction>
+          <ButtonAction onClick={() => void download(row)}>{t('application.version.download')}</ButtonAction>
           {isAdmin && (
             <>
               {!row.latest && (
