@@ -24,6 +24,7 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { PastDayCache } from './modules/dashboard/past-day-cache';
 import { deviceConfigRoutes } from './modules/device-config/device-config.routes';
 import { deviceDropsRoutes } from './modules/device-drops/device-drops.routes';
+import { deviceStockRoutes } from './modules/device-stock/device-stock.routes';
 import { deviceLogRoutes } from './modules/device-log/device-log.routes';
 import { DeviceCountCache } from './modules/devices/device-count-cache';
 import { devicesRoutes } from './modules/devices/devices.routes';
@@ -208,6 +209,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(simPlugin, { syncTickMs: config.simSyncTickMs });
     await app.register(hardwareRoutes);
     await app.register(productionRoutes);
+    await app.register(deviceStockRoutes);
     await app.register(otaRoutes);
     await app.register(alertsRoutes);
     await app.register(applicationsRoutes);

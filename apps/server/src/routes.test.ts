@@ -1626,6 +1626,63 @@ const ROUTES: RouteCase[] = [
     auth: 'admin',
     bad: { query: { tested: 'maybe' } },
   },
+  // device admin: stock and shipping (docs/device-stock.md)
+  {
+    method: 'GET',
+    path: '/api/device-stock',
+    url: '/api/device-stock',
+    auth: 'admin',
+    bad: { query: { created_from: '2026-13' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/device-stock/export',
+    url: '/api/device-stock/export',
+    auth: 'admin',
+    bad: { query: { tested: 'maybe' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/device-stock/range',
+    url: '/api/device-stock/range',
+    auth: 'admin',
+    bad: { payload: { product_key: 'pk', prefix: 'A', from: 1, to: 10_001 } },
+  },
+  {
+    method: 'POST',
+    path: '/api/device-stock/check',
+    url: '/api/device-stock/check',
+    auth: 'admin',
+    bad: { payload: { sns: [] } },
+  },
+  {
+    method: 'GET',
+    path: '/api/device-stock/shipments',
+    url: '/api/device-stock/shipments',
+    auth: 'admin',
+    bad: { query: { per_page: 101 } },
+  },
+  {
+    method: 'POST',
+    path: '/api/device-stock/shipments',
+    url: '/api/device-stock/shipments',
+    auth: 'admin',
+    bad: { payload: { customer: '', sns: ['A1'] } },
+  },
+  {
+    method: 'GET',
+    path: '/api/device-stock/shipments/{id}',
+    url: '/api/device-stock/shipments/999999',
+    auth: 'admin',
+    bad: { url: '/api/device-stock/shipments/x' },
+  },
+  {
+    method: 'GET',
+    path: '/api/devices/{sn}/timeline',
+    url: '/api/devices/NOPE1/timeline',
+    auth: 'user',
+    bad: { url: '/api/devices/%20bad/timeline' },
+  },
 ];
 
 let t: TestApp;

@@ -35,6 +35,7 @@ export type AuditAction =
   | 'device_bind'
   | 'device_unbind'
   | 'device_import'
+  | 'device_ship'
   | 'user_command_create'
   | 'user_command_update'
   | 'user_command_delete'

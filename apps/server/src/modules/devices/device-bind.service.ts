@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { deviceBindBody, DeviceDetail } from '@cellhub/contract/devices';
+import type { DbOrTx } from '../../db/client';
 import { AppError } from '../../lib/app-error';
 import { requireScope } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
@@ -15,6 +16,36 @@ function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Gives stock devices (no owner) to `uid` inside the caller's transaction, each with its device-log row: the one
+ * owner-setting path of bind and of shipping (modules/device-stock). Two claims racing for a device: the conditional
+ * update lets exactly one win. Returns the ids that were still in stock. A device's shares end with its owner
+ * (a share is live only while from the current owner, lib/authz.ts), so nothing else is to undo.
+ */
+export async function claimStockDevices(
+  tx: DbOrTx,
+  actor: Pick<Actor, 'username'>,
+  deviceIds: number[],
+  uid: number,
+  detail: Record<string, unknown>,
+): Promise<number[]> {
+  if (deviceIds.length === 0) return [];
+  const rows = await tx
+    .update(devices)
+    .set({ uid })
+    .where(and(inArray(devices.id, deviceIds), isNull(devices.uid)))
+    .returning({ id: devices.id });
+  await writeDeviceLog(
+    tx,
+    ...rows.map((r) => ({
+      deviceId: r.id,
+      event: 'updated' as const,
+      detail: { by: actor.username, ...detail },
+    })),
+  );
+  return rows.map((r) => r.id);
 }
 
 /**
@@ -35,18 +66,8 @@ export async function bindDevice(
   }
   if (d.uid !== null) throw new AppError(11014);
   const claimed = await deps.db.transaction(async (tx) => {
-    // Two users racing for one device: the conditional update lets exactly one win.
-    const rows = await tx
-      .update(devices)
-      .set({ uid: actor.uid })
-      .where(and(eq(devices.id, d.id), isNull(devices.uid)))
-      .returning({ id: devices.id });
-    if (rows.length === 0) return false;
-    await writeDeviceLog(tx, {
-      deviceId: d.id,
-      event: 'updated',
-      detail: { by: actor.username, bind: actor.uid },
-    });
+    const won = await claimStockDevices(tx, actor, [d.id], actor.uid, { bind: actor.uid });
+    if (won.length === 0) return false;
     await writeAudit(tx, {
       uid: actor.uid,
       action: 'device_bind',
