@@ -32,8 +32,8 @@ beforeAll(async () => {
   stranger = await t.createUser();
   viewer = await t.createUser();
   controller = await t.createUser();
-  [dev] = await createDevices(t, owner.token, ['CG-1']);
-  [other] = await createDevices(t, owner.token, ['CG-OTHER'], { name: 'Other DTU' });
+  dev = (await createDevices(t, owner.token, ['CG-1']))[0]!;
+  other = (await createDevices(t, owner.token, ['CG-OTHER'], { name: 'Other DTU' }))[0]!;
   for (const [who, right] of [
     [viewer, 'view'],
     [controller, 'control'],
@@ -222,7 +222,7 @@ describe('sending a predefined command', () => {
     );
     const og = await makeGroup(other.productKey, 'Other product');
     foreign = data<GroupCommandItem>(await addCommand(og.id, READ));
-    raw = await RawDevice.connect({ mqttPort: t.app.broker.port }, 'tcp', 4, dev);
+    raw = await RawDevice.connect({ mqttPort: t.app.broker.port! }, 'tcp', 4, dev);
     raws.push(raw);
     await raw.connack();
     raw.send({
