@@ -1,0 +1,133 @@
+import type { HwGroupItem } from '@cellhub/contract/hardware';
+import type { ProductItem } from '@cellhub/contract/products';
+import type { UsableFirmwareVersion } from '@cellhub/contract/firmware';
+import type {
+  ProductionDeviceItem,
+  ProductionTaskBody,
+  ProductionTaskItem,
+  TaskLabels,
+  TaskState,
+  TestedState,
+} from '@cellhub/contract/production';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { http } from '../../lib/request';
+
+export interface TaskListParams {
+  current: number;
+  per_page: number;
+  keyword?: string;
+  state?: TaskState;
+}
+export interface ProducedParams {
+  current: number;
+  per_page: number;
+  keyword?: string;
+  task_id?: number;
+  tested?: TestedState;
+  mismatch?: '0' | '1';
+  shipped?: '0' | '1';
+}
+
+const KEY = ['production'] as const;
+
+export function useTaskList(params: TaskListParams) {
+  return useQuery({
+    queryKey: [...KEY, 'tasks', params],
+    queryFn: () => http.list<ProductionTaskItem>('/api/production/tasks', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useTask(id: number | undefined) {
+  return useQuery({
+    queryKey: [...KEY, 'task', id],
+    queryFn: () => http.get<ProductionTaskItem>(`/api/production/tasks/${id}`, { silent: true }),
+    enabled: id !== undefined,
+  });
+}
+
+export function useTaskDevices(id: number, params: ProducedParams) {
+  return useQuery({
+    queryKey: [...KEY, 'task-devices', id, params],
+    queryFn: () => http.list<ProductionDeviceItem>(`/api/production/tasks/${id}/devices`, { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useLabels(id: number, enabled: boolean) {
+  return useQuery({
+    queryKey: [...KEY, 'labels', id],
+    queryFn: () => http.get<TaskLabels>(`/api/production/tasks/${id}/labels`),
+    enabled,
+  });
+}
+
+export function useProduced(params: ProducedParams) {
+  return useQuery({
+    queryKey: [...KEY, 'info', params],
+    queryFn: () => http.list<ProductionDeviceItem>('/api/production/info', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useSaveTask() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id?: number; body: ProductionTaskBody }) =>
+      id === undefined
+        ? http.post<ProductionTaskItem>('/api/production/tasks', body)
+        : http.put<ProductionTaskItem>(`/api/production/tasks/${id}`, body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+/** start, finish or cancel. */
+export function useTaskAction() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, action }: { id: number; action: 'start' | 'finish' | 'cancel' }) =>
+      http.post<ProductionTaskItem>(`/api/production/tasks/${id}/${action}`, undefined, {
+        silent: action === 'start',
+      }),
+    onSettled: () => qc.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+export function useDeleteTask() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => http.delete<null>(`/api/production/tasks/${id}`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: KEY }),
+  });
+}
+
+/** Options of the task form: products, hardware groups, and the chosen product's firmware versions. */
+export function useProductOptions() {
+  return useQuery({
+    queryKey: ['products', 'options'],
+    queryFn: () => http.list<ProductItem>('/api/products', { per_page: 100 }),
+    staleTime: 60_000,
+    select: (res) => res.data.map((p) => ({ label: p.name, value: p.product_key })),
+  });
+}
+
+export function useHwGroupOptions() {
+  return useQuery({
+    queryKey: ['hw', 'groups', 'options'],
+    queryFn: () => http.list<HwGroupItem>('/api/hw/groups', { per_page: 100 }),
+    staleTime: 30_000,
+  });
+}
+
+export function useVersionOptions(productKey: string | undefined) {
+  return useQuery({
+    queryKey: ['firmware', 'usable', productKey],
+    queryFn: () =>
+      http.list<UsableFirmwareVersion>('/api/firmware/versions/usable', {
+        product_key: productKey,
+        per_page: 100,
+      }),
+    enabled: !!productKey,
+    staleTime: 30_000,
+  });
+}
