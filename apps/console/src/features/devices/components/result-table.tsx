@@ -1,0 +1,48 @@
+/** Per-line results of a create or an import: what happened to each SN (row), and why when it failed. */
+import type { DeviceImportLine } from '@cellhub/contract/devices';
+import { Table, Tag, type TableColumnProps } from '@arco-design/web-react';
+import { useLocaleState, type Translate } from '../../../lib/i18n';
+import { lineReasonText, type LineReason } from '../line-reason';
+
+export interface ResultLine extends LineReason {
+  sn: string;
+  result: DeviceImportLine['result'];
+}
+
+const COLORS: Record<ResultLine['result'], string> = {
+  created: 'green',
+  updated: 'arcoblue',
+  exists: 'orange',
+  wrong_product: 'orange',
+  not_found: 'gray',
+  invalid: 'red',
+};
+
+export function ResultTable({ lines, t, withRow }: { lines: ResultLine[]; t: Translate; withRow?: boolean }) {
+  const { locale } = useLocaleState();
+  const columns: TableColumnProps<ResultLine>[] = [
+    ...(withRow ? [{ title: t('device.result.row'), dataIndex: 'row', width: 80 }] : []),
+    { title: t('device.result.sn'), dataIndex: 'sn' },
+    {
+      title: t('device.result.result'),
+      dataIndex: 'result',
+      render: (v: ResultLine['result']) => <Tag color={COLORS[v]}>{t(`device.result.${v}`)}</Tag>,
+    },
+    {
+      title: t('device.result.message'),
+      dataIndex: 'message',
+      // "Line 3: SN must be ..." in the user's language (the row column stays for sorting by eye).
+      render: (_: unknown, r) => lineReasonText(r, t, locale),
+    },
+  ];
+  return (
+    <Table<ResultLine>
+      rowKey={(r) => `${r.row ?? ''}:${r.sn}`}
+      columns={columns}
+      data={lines}
+      pagination={lines.length > 20 ? { pageSize: 20, size: 'small' } : false}
+      size="small"
+      border={{ wrapper: true, cell: false }}
+    />
+  );
+}
