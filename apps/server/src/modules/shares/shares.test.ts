@@ -401,6 +401,24 @@ describe('shares end with the device and reach open WebSockets', () => {
     expect(dev!.sn).toBe('SHRUNB1');
   });
 
+  it('a device given to another user (admin transfer) leaves every share behind', async () => {
+    await createDevices(t, owner.token, ['SHRMOVE']);
+    await share(owner.token, { sns: ['SHRMOVE'], to: carol.username, right: 'view' });
+    expect(code(await detail(carol.token, 'SHRMOVE'))).toBe(0);
+    const admin = await t.adminToken();
+    const moved = await t.inject({
+      method: 'PUT',
+      url: '/api/devices/SHRMOVE',
+      token: admin,
+      payload: { uid: bob.uid },
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(code(await detail(carol.token, 'SHRMOVE'))).toBe(10117);
+    expect(data<OutgoingShareItem[]>(await outgoing(owner.token, '?sn=SHRMOVE'))).toEqual([]);
+    // The new owner's view is their own, unshared.
+    expect(data<Record<string, unknown>>(await detail(bob.token, 'SHRMOVE')).share).toBeNull();
+  });
+
   async function link(payload: Record<string, unknown>) {
     return data<ShareLinkCreated>(
       await t.inject({ method: 'POST', url: '/api/share-links', token: owner.token, payload }),
