@@ -26,3 +26,28 @@ ALTER TABLE "group_commands" ADD CONSTRAINT "group_commands_group_id_command_gro
 CREATE INDEX "command_groups_product_idx" ON "command_groups" USING btree ("product_id","id");--> statement-breakpoint
 CREATE INDEX "group_commands_group_idx" ON "group_commands" USING btree ("group_id","id");--> statement-breakpoint
 ALTER TABLE "device_commands" ADD COLUMN "command_ref" jsonb;
+--> statement-breakpoint
+CREATE TABLE "product_events" (
+	"product_id" integer NOT NULL,
+	"key" text NOT NULL,
+	"name" text NOT NULL,
+	"name_us" text DEFAULT '' NOT NULL,
+	"level" text DEFAULT 'info' NOT NULL,
+	"output" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"position" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "product_events_product_id_key_pk" PRIMARY KEY("product_id","key")
+);
+--> statement-breakpoint
+CREATE TABLE "product_services" (
+	"product_id" integer NOT NULL,
+	"key" text NOT NULL,
+	"name" text NOT NULL,
+	"name_us" text DEFAULT '' NOT NULL,
+	"input" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"output" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"position" integer DEFAULT 0 NOT NULL,
+	CONSTRAINT "product_services_product_id_key_pk" PRIMARY KEY("product_id","key")
+);
+--> statement-breakpoint
+ALTER TABLE "product_events" ADD CONSTRAINT "product_events_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "product_services" ADD CONSTRAINT "product_services_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;

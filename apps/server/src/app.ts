@@ -43,6 +43,7 @@ import { simPlugin } from './modules/sim/sim.plugin';
 import { purgeExpired } from './modules/rate-limit/rate-limit.service';
 import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
 import { userCommandsRoutes } from './modules/user-commands/user-commands.routes';
+import { thingModelRoutes } from './modules/thing-model/thing-model.routes';
 import { ShareAudienceCache } from './modules/shares/share-audience';
 import { sharesPlugin } from './modules/shares/shares.plugin';
 import { sharesRoutes } from './modules/shares/shares.routes';
@@ -217,6 +218,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(accessKeysRoutes);
     await app.register(sharesRoutes);
     await app.register(commandGroupsRoutes);
+    await app.register(thingModelRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

@@ -530,6 +530,27 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'GET',
+    path: '/api/thing-models/{product_key}',
+    url: '/api/thing-models/pk000000000000',
+    auth: 'admin',
+    bad: { url: '/api/thing-models/x' },
+  },
+  {
+    method: 'POST',
+    path: '/api/thing-models/{product_key}/preview',
+    url: '/api/thing-models/pk000000000000/preview',
+    auth: 'admin',
+    bad: { payload: { events: [{ key: '1 bad', name: 'x' }] } },
+  },
+  {
+    method: 'PUT',
+    path: '/api/thing-models/{product_key}',
+    url: '/api/thing-models/pk000000000000',
+    auth: 'admin',
+    bad: { payload: { services: [{ key: 'a', name: '' }] } },
+  },
+  {
+    method: 'GET',
     path: '/api/config-templates',
     url: '/api/config-templates',
     auth: 'user',

@@ -80,6 +80,7 @@ export const docsPlugin = fp(
           { name: 'shares', description: 'device shares (view or control right) and share links' },
           { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
           { name: 'command-groups', description: 'predefined commands per product, sent from device pages' },
+          { name: 'thing-model', description: 'properties, events and services; JSON export/import' },
           { name: 'device-stock', description: 'device admin: stock, ranges, fast out of stock, shipments' },
         ],
       },

@@ -132,6 +132,11 @@ export type AuditAction =
   | 'application_version_update'
   | 'application_version_delete'
   // command groups (docs/product-tooling.md)
+  | 'thing_model_import'
+  | 'product_feature_create'
+  | 'product_feature_update'
+  | 'product_feature_delete'
+  | 'product_feature_assign'
   | 'command_group_create'
   | 'command_group_update'
   | 'command_group_delete'
