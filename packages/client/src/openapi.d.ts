@@ -79,6 +79,12 @@ export interface paths {
                 last_values: {
                   [key: string]: number | string | boolean;
                 };
+                share?: {
+                  /** @enum {string} */
+                  right: 'view' | 'control';
+                  owner: string;
+                  expires_at: string | null;
+                } | null;
               }[];
               total: number;
               total_exact: boolean;
@@ -304,6 +310,12 @@ export interface paths {
                 createdat: string;
                 updatedat: string;
                 secret: string;
+                share?: {
+                  /** @enum {string} */
+                  right: 'view' | 'control';
+                  owner: string;
+                  expires_at: string | null;
+                } | null;
                 iot_platform_param: {
                   [key: string]: unknown;
                 };
@@ -429,6 +441,12 @@ export interface paths {
                 createdat: string;
                 updatedat: string;
                 secret: string;
+                share?: {
+                  /** @enum {string} */
+                  right: 'view' | 'control';
+                  owner: string;
+                  expires_at: string | null;
+                } | null;
                 iot_platform_param: {
                   [key: string]: unknown;
                 };
@@ -631,6 +649,12 @@ export interface paths {
                 createdat: string;
                 updatedat: string;
                 secret: string;
+                share?: {
+                  /** @enum {string} */
+                  right: 'view' | 'control';
+                  owner: string;
+                  expires_at: string | null;
+                } | null;
                 iot_platform_param: {
                   [key: string]: unknown;
                 };
