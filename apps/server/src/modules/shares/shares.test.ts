@@ -92,6 +92,15 @@ describe('direct shares', () => {
     expect(inbox[0]!.params).toMatchObject({ from: owner.username, count: 2, right: 'view' });
   });
 
+  it('counts shared devices on the dashboard like the list does', async () => {
+    const overview = data<{ device_total: number }>(
+      await t.inject({ method: 'GET', url: '/api/dashboard/overview', token: bob.token }),
+    );
+    const list = await t.inject({ method: 'GET', url: '/api/devices?per_page=100', token: bob.token });
+    expect(overview.device_total).toBe((list.json() as { total: number }).total);
+    expect(overview.device_total).toBe(3);
+  });
+
   it('re-sharing updates right and expiry instead of adding a row', async () => {
     const expires = new Date(Date.now() + 3_600_000).toISOString();
     const res = await share(owner.token, {
