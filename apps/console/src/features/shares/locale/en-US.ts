@@ -8,7 +8,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'share.filter.keyword': 'Keyword',
   'share.filter.keyword.outgoing': 'Device name, serial number or receiver',
   'share.filter.keyword.incoming': 'Device name, serial number or owner',
-  'share.filter.sn': 'Serial number',
+  'share.filter.sn': 'SN',
   'share.filter.sn.placeholder': 'Device serial number',
   'share.total': '{total} in total',
   'share.col.device': 'Device',
