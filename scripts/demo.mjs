@@ -292,6 +292,46 @@ try {
     );
     say('created the command group Modbus RTU on the demo product');
   }
+  // Production (docs/production.md): a hardware group and a finished task of 10 devices in stock.
+  const hwGroups = await api(base, 'GET', '/api/hw/groups?keyword=DTU-4G%20B', undefined, token);
+  if (hwGroups.length === 0) {
+    const valueIds = [];
+    for (const [type, value] of [
+      ['module_model', 'EC200U-CN'],
+      ['mcu', 'STM32F103'],
+      ['board_revision', 'V1.2'],
+    ]) {
+      const found = await api(base, 'GET', `/api/hw/values?type=${type}&keyword=${value}`, undefined, token);
+      const v =
+        found.find((f) => f.value.toLowerCase() === value.toLowerCase()) ??
+        (await api(base, 'POST', '/api/hw/values', { type, value }, token));
+      valueIds.push(v.id);
+    }
+    const group = await api(
+      base,
+      'POST',
+      '/api/hw/groups',
+      { name: 'DTU-4G B 版', value_ids: valueIds },
+      token,
+    );
+    const task = await api(
+      base,
+      'POST',
+      '/api/production/tasks',
+      {
+        name: '演示批次',
+        product_key: PRODUCT.product_key,
+        hw_group_id: group.id,
+        quantity: 10,
+        sn_rule: { type: 'rule', prefix: 'DEMOP', digits: 3, start: 1 },
+        planned_date: new Date().toISOString().slice(0, 10),
+      },
+      token,
+    );
+    await api(base, 'POST', `/api/production/tasks/${task.id}/start`, undefined, token);
+    await api(base, 'POST', `/api/production/tasks/${task.id}/finish`, undefined, token);
+    say('created the hardware group DTU-4G B 版 and a finished production task of 10 stock devices');
+  }
 } catch (err) {
   console.error(`[demo] could not prepare the demo product: ${err.message}`);
   console.error(
