@@ -32,6 +32,7 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   CommandGroupDetail: () => import('../features/command-groups/pages/command-group-detail-page'),
   CommandCreate: () => import('../features/command-groups/pages/group-command-edit-page'),
   CommandEdit: () => import('../features/command-groups/pages/group-command-edit-page'),
+  ProductModel: () => import('../features/thing-model/pages/thing-model-page'),
   PlatformList: () => import('../features/platforms/pages/platform-list-page'),
   PlatformCreate: () => import('../features/platforms/pages/platform-create-page'),
   DeviceDetail: () => import('../features/devices/pages/device-detail-page'),

@@ -1,0 +1,35 @@
+import type zhCN from './zh-CN';
+
+const enUS: Record<keyof typeof zhCN, string> = {
+  'model.title': 'Thing model',
+  'model.help':
+    'One model per product: properties, events and services. Export it as JSON, edit it, import it back (a diff preview first, then the whole model is replaced).',
+  'model.product': 'Product',
+  'model.product.placeholder': 'Choose a product',
+  'model.pick': 'Choose a product to see its thing model',
+  'model.export': 'Export JSON',
+  'model.import': 'Import JSON',
+  'model.tab.properties': 'Properties',
+  'model.tab.events': 'Events',
+  'model.tab.services': 'Services',
+  'model.col.key': 'Key',
+  'model.col.name': 'Name',
+  'model.col.nameUs': 'English name',
+  'model.col.datatype': 'Data type',
+  'model.col.unit': 'Unit',
+  'model.col.level': 'Level',
+  'model.col.output': 'Output',
+  'model.col.input': 'Input',
+  'model.level.info': 'Info',
+  'model.level.warn': 'Warning',
+  'model.level.error': 'Error',
+  'model.badFile': 'The file is not a valid thing model JSON',
+  'model.preview.title': 'Import preview',
+  'model.preview.none': 'Same as the current model: nothing to import',
+  'model.preview.added': 'Added',
+  'model.preview.removed': 'Removed',
+  'model.preview.changed': 'Changed',
+  'model.preview.confirm': 'Replace the model',
+  'model.imported': 'Thing model imported',
+};
+export default enUS;
