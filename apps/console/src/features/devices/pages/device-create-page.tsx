@@ -18,7 +18,7 @@ import { useState } from 'react';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale, type Translate } from '../../../lib/i18n';
 import { useCreateDevices, useImportDevices, useProductOptions } from '../api';
-import { ResultTable, type ResultLine } from '../components/result-table';
+import { ResultTable, type ResultLine } from '../../../components/device-lines/result-table';
 import { download, TEMPLATE_CSV } from '../export-devices';
 import { badSnLines } from '../line-reason';
 import locale from '../locale';
@@ -129,7 +129,7 @@ function BySnForm({ t }: { t: Translate }) {
             type={ok === lines.length ? 'success' : ok === 0 ? 'error' : 'warning'}
             content={t('device.create.summary', { ok, failed: lines.length - ok })}
           />
-          <ResultTable lines={lines} t={t} />
+          <ResultTable lines={lines} />
         </>
       )}
     </>
@@ -225,7 +225,7 @@ function ImportForm({ t }: { t: Translate }) {
               failed: result.failed,
             })}
           />
-          <ResultTable lines={result.lines} t={t} withRow />
+          <ResultTable lines={result.lines} withRow />
         </>
       )}
     </>

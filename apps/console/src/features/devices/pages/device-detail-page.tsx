@@ -15,6 +15,7 @@ import locale from '../locale/detail-index';
 import { ResultPage } from '../../../components/result-page/result-page';
 import shareLocale from '../../../components/share-dialog/locale';
 import { SharedMark, shareOf } from '../../../components/share-dialog/share-fields';
+import DeviceTimelineCard from '../components/detail/device-timeline-card';
 
 // The other tabs load when first opened: the overview is what the page shows first (issue 13's load weight).
 const PropertiesPanel = lazy(() => import('../components/detail/properties-panel'));
@@ -135,6 +136,7 @@ export default function DeviceDetailPage() {
         </Tabs>
       </Card>
       {tab === 'overview' && <OverviewPanel d={d} />}
+      {tab === 'overview' && <DeviceTimelineCard sn={d.sn} />}
       <Suspense fallback={panelLoading}>
         {tab === 'properties' && <PropertiesPanel d={d} />}
         {tab === 'commands' && <CommandsPanel d={d} readOnly={viewOnly} />}

@@ -1,8 +1,9 @@
-/** Per-line results of a create or an import: what happened to each SN (row), and why when it failed. */
+/** Per-line results of a device create, import or range: what happened to each SN (row), and why when it failed. */
 import type { DeviceImportLine } from '@cellhub/contract/devices';
 import { Table, Tag, type TableColumnProps } from '@arco-design/web-react';
-import { useLocaleState, type Translate } from '../../../lib/i18n';
-import { lineReasonText, type LineReason } from '../line-reason';
+import { useLocale, useLocaleState } from '../../lib/i18n';
+import { lineReasonText, type LineReason } from './line-reason';
+import locale from './locale';
 
 export interface ResultLine extends LineReason {
   sn: string;
@@ -18,21 +19,22 @@ const COLORS: Record<ResultLine['result'], string> = {
   invalid: 'red',
 };
 
-export function ResultTable({ lines, t, withRow }: { lines: ResultLine[]; t: Translate; withRow?: boolean }) {
-  const { locale } = useLocaleState();
+export function ResultTable({ lines, withRow }: { lines: ResultLine[]; withRow?: boolean }) {
+  const t = useLocale(locale);
+  const { locale: lang } = useLocaleState();
   const columns: TableColumnProps<ResultLine>[] = [
-    ...(withRow ? [{ title: t('device.result.row'), dataIndex: 'row', width: 80 }] : []),
-    { title: t('device.result.sn'), dataIndex: 'sn' },
+    ...(withRow ? [{ title: t('deviceLines.result.row'), dataIndex: 'row', width: 80 }] : []),
+    { title: t('deviceLines.result.sn'), dataIndex: 'sn' },
     {
-      title: t('device.result.result'),
+      title: t('deviceLines.result.result'),
       dataIndex: 'result',
-      render: (v: ResultLine['result']) => <Tag color={COLORS[v]}>{t(`device.result.${v}`)}</Tag>,
+      render: (v: ResultLine['result']) => <Tag color={COLORS[v]}>{t(`deviceLines.result.${v}`)}</Tag>,
     },
     {
-      title: t('device.result.message'),
+      title: t('deviceLines.result.message'),
       dataIndex: 'message',
       // "Line 3: SN must be ..." in the user's language (the row column stays for sorting by eye).
-      render: (_: unknown, r) => lineReasonText(r, t, locale),
+      render: (_: unknown, r) => lineReasonText(r, t, lang),
     },
   ];
   return (

@@ -1,0 +1,68 @@
+/** Words of the per-line results of device creates, imports and ranges (device create, device admin). */
+import type { PageLocale } from '../../lib/messages';
+
+const zhCN = {
+  'deviceLines.col.sn': '序列号',
+  'deviceLines.col.name': '设备名称',
+  'deviceLines.col.imei': 'IMEI',
+  'deviceLines.col.iccid': 'ICCID',
+  'deviceLines.col.imsi': 'IMSI',
+  'deviceLines.col.phone': '卡号',
+  'deviceLines.col.address': '地址',
+  'deviceLines.col.description': '描述',
+  'deviceLines.result.title': '结果',
+  'deviceLines.result.row': '行号',
+  'deviceLines.result.sn': '序列号',
+  'deviceLines.result.result': '结果',
+  'deviceLines.result.message': '说明',
+  'deviceLines.result.created': '已创建',
+  'deviceLines.result.updated': '已更新',
+  'deviceLines.result.exists': '序列号已存在',
+  'deviceLines.result.wrong_product': '不属于该产品',
+  'deviceLines.result.not_found': '设备不存在（仅更新）',
+  'deviceLines.result.invalid': '无效',
+  'deviceLines.rule.sn_rule': '{field}只能由字母、数字和 _ . : - 组成，以字母或数字开头，最长 64 位',
+  'deviceLines.rule.imei_rule': '{field}应为 14-17 位数字',
+  'deviceLines.rule.iccid_rule': '{field}应为 18-22 位数字或十六进制字符',
+  'deviceLines.rule.imsi_rule': '{field}应为 6-15 位数字',
+  'deviceLines.rule.too_long': '{field}最多 {max} 个字符',
+  'deviceLines.rule.bad_text': '{field}含有无法识别的字符',
+  'deviceLines.rule.duplicate': '与第 {row} 行的序列号重复',
+  'deviceLines.rule.invalid': '{field}格式不正确',
+  'deviceLines.result.line': '第 {row} 行：{reason}',
+};
+
+const enUS: Record<keyof typeof zhCN, string> = {
+  'deviceLines.col.sn': 'SN',
+  'deviceLines.col.name': 'Name',
+  'deviceLines.col.imei': 'IMEI',
+  'deviceLines.col.iccid': 'ICCID',
+  'deviceLines.col.imsi': 'IMSI',
+  'deviceLines.col.phone': 'SIM number',
+  'deviceLines.col.address': 'Address',
+  'deviceLines.col.description': 'Description',
+  'deviceLines.result.title': 'Result',
+  'deviceLines.result.row': 'Row',
+  'deviceLines.result.sn': 'SN',
+  'deviceLines.result.result': 'Result',
+  'deviceLines.result.message': 'Details',
+  'deviceLines.result.created': 'Created',
+  'deviceLines.result.updated': 'Updated',
+  'deviceLines.result.exists': 'SN already exists',
+  'deviceLines.result.wrong_product': 'Not of this product',
+  'deviceLines.result.not_found': 'No such device (update only)',
+  'deviceLines.result.invalid': 'Invalid',
+  'deviceLines.rule.sn_rule':
+    '{field} must be 1-64 letters, digits or _ . : -, starting with a letter or digit',
+  'deviceLines.rule.imei_rule': '{field} must be 14-17 digits',
+  'deviceLines.rule.iccid_rule': '{field} must be 18-22 digits or hex characters',
+  'deviceLines.rule.imsi_rule': '{field} must be 6-15 digits',
+  'deviceLines.rule.too_long': '{field} must be at most {max} characters',
+  'deviceLines.rule.bad_text': '{field} contains an unreadable character',
+  'deviceLines.rule.duplicate': 'Same serial number as line {row}',
+  'deviceLines.rule.invalid': '{field} is not valid',
+  'deviceLines.result.line': 'Line {row}: {reason}',
+};
+
+const locale: PageLocale = { 'zh-CN': zhCN, 'en-US': enUS };
+export default locale;
