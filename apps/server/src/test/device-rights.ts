@@ -205,6 +205,10 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
       payload: { params: {} },
     }),
   },
+  'GET /api/devices/:sn/timeline': {
+    rule: { kind: 'read' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/timeline` }),
+  },
   'GET /api/devices/:sn/logs': {
     rule: { kind: 'read' },
     request: (c) => ({ url: `/api/devices/${c.sn}/logs` }),
