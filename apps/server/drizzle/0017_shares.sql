@@ -48,4 +48,13 @@ BEGIN
 	RETURN NEW;
 END;
 $$;--> statement-breakpoint
-CREATE TRIGGER "devices_owner_change_ends_shares" AFTER UPDATE OF "uid" ON "devices" FOR EACH ROW WHEN (OLD."uid" IS DISTINCT FROM NEW."uid") EXECUTE FUNCTION "device_shares_end_on_owner_change"();
+CREATE TRIGGER "devices_owner_change_ends_shares" AFTER UPDATE OF "uid" ON "devices" FOR EACH ROW WHEN (OLD."uid" IS DISTINCT FROM NEW."uid") EXECUTE FUNCTION "device_shares_end_on_owner_change"();--> statement-breakpoint
+-- Every ended share (revoked, left, owner changed, device deleted) is announced to the instances on PostgreSQL,
+-- whichever statement deleted it: their share audience caches drop the device at once (shares.plugin.ts).
+CREATE FUNCTION "device_shares_announce_end"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_notify('cellhub_share_changes', OLD."device_id"::text);
+	RETURN OLD;
+END;
+$$;--> statement-breakpoint
+CREATE TRIGGER "device_shares_end_announced" AFTER DELETE ON "device_shares" FOR EACH ROW EXECUTE FUNCTION "device_shares_announce_end"();

@@ -431,4 +431,6 @@ export async function deleteDevice(deps: Deps, actor: Actor, sn: string): Promis
   });
   deps.link.invalidate(sn);
   deps.link.kick(sn, 'deleted');
+  // Its shares went with it (foreign key): the live share audience forgets them now (docs/sharing.md).
+  deps.events.emit({ type: 'share.changed', deviceIds: [d.id] });
 }
