@@ -1704,6 +1704,63 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { url: '/api/devices/%20bad/timeline' },
   },
+  // productive groups (docs/production.md)
+  {
+    method: 'GET',
+    path: '/api/production/groups',
+    url: '/api/production/groups',
+    auth: 'admin',
+    bad: { query: { per_page: '500' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/production/groups',
+    url: '/api/production/groups',
+    auth: 'admin',
+    bad: { payload: { name: '' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/production/groups/{id}',
+    url: '/api/production/groups/999999',
+    auth: 'admin',
+    bad: { url: '/api/production/groups/x' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/production/groups/{id}',
+    url: '/api/production/groups/999999',
+    auth: 'admin',
+    bad: { payload: { name: 'n'.repeat(65) } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/production/groups/{id}',
+    url: '/api/production/groups/999999',
+    auth: 'admin',
+    bad: { url: '/api/production/groups/0' },
+  },
+  {
+    method: 'GET',
+    path: '/api/production/groups/{id}/devices',
+    url: '/api/production/groups/999999/devices',
+    auth: 'admin',
+    bad: { url: '/api/production/groups/1/devices?current=0' },
+  },
+  {
+    method: 'POST',
+    path: '/api/production/groups/{id}/devices',
+    url: '/api/production/groups/999999/devices',
+    auth: 'admin',
+    bad: { payload: { task_id: 'x' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/production/groups/{id}/devices/remove',
+    url: '/api/production/groups/999999/devices/remove',
+    auth: 'admin',
+    bad: { payload: { sns: [] } },
+  },
 ];
 
 let t: TestApp;

@@ -188,7 +188,9 @@ export const productiveGroupBody = z.object({
   name: text().trim().min(1).max(64),
   description: text().trim().max(200).default(''),
 });
-export const productiveGroupUpdateBody = productiveGroupBody.partial();
+export const productiveGroupUpdateBody = z
+  .object({ name: text().trim().min(1).max(64), description: text().trim().max(200) })
+  .partial();
 export const productiveGroupListQuery = pageQuery.extend({ keyword: text().trim().max(64).optional() });
 
 /** Add devices to a group: every device of a task, and/or sns by hand (array or one per line). */
@@ -225,3 +227,16 @@ export const productiveGroupAddLine = z.object({
   result: z.enum(['added', 'already', 'not_found', 'not_in_stock']),
 });
 export type ProductiveGroupAddLine = z.infer<typeof productiveGroupAddLine>;
+
+export const productiveGroupDeviceQuery = pageQuery.extend({ keyword: text().trim().max(64).optional() });
+
+/** A device of a productive group: still in stock unless `uid` is set (shipped since it was added). */
+export const productiveGroupDevice = z.object({
+  sn: text(),
+  product_key: text(),
+  uid: z.number().int().nullable(),
+  task_id: z.number().int().nullable(),
+  task_name: text().nullable(),
+  addedat: text(),
+});
+export type ProductiveGroupDevice = z.infer<typeof productiveGroupDevice>;

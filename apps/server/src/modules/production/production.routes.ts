@@ -2,6 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  productiveGroupAddBody,
+  productiveGroupAddLine,
+  productiveGroupBody,
+  productiveGroupDevice,
+  productiveGroupDeviceQuery,
+  productiveGroupItem,
+  productiveGroupListQuery,
+  productiveGroupRemoveBody,
+  productiveGroupUpdateBody,
   productionDeviceItem,
   productionIdParams,
   productionInfoQuery,
@@ -25,6 +34,16 @@ import {
   taskLabels as labelsOf,
   updateProductionTask,
 } from './production.service';
+import {
+  addToProductiveGroup,
+  createProductiveGroup,
+  deleteProductiveGroup,
+  getProductiveGroup,
+  listProductiveGroupDevices,
+  listProductiveGroups,
+  removeFromProductiveGroup,
+  updateProductiveGroup,
+} from './productive-groups.service';
 
 const ADMIN = { auth: 'admin' } as const;
 
@@ -208,6 +227,141 @@ export async function productionRoutes(app: FastifyInstance): Promise<void> {
     async (req) => {
       const { items, total } = await listProducedDevices(app.deps, actorOf(req), req.query);
       return okList(items, total);
+    },
+  );
+
+  r.get(
+    '/api/production/groups',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Productive groups (batches of produced devices), newest first, with their device counts',
+        querystring: productiveGroupListQuery,
+        response: listResponses(productiveGroupItem, ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      const { items, total } = await listProductiveGroups(app.deps, actorOf(req), req.query);
+      return okList(items, total);
+    },
+  );
+
+  r.post(
+    '/api/production/groups',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Create a productive group',
+        body: productiveGroupBody,
+        response: responses(productiveGroupItem, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await createProductiveGroup(app.deps, actorOf(req), req.body)),
+  );
+
+  r.get(
+    '/api/production/groups/:id',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'A productive group',
+        params: productionIdParams,
+        response: responses(productiveGroupItem, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await getProductiveGroup(app.deps, actorOf(req), req.params.id)),
+  );
+
+  r.put(
+    '/api/production/groups/:id',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Rename a productive group or change its description',
+        params: productionIdParams,
+        body: productiveGroupUpdateBody,
+        response: responses(productiveGroupItem, ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await updateProductiveGroup(app.deps, actorOf(req), req.params.id, req.body)),
+  );
+
+  r.delete(
+    '/api/production/groups/:id',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Delete a productive group (its devices stay as they are)',
+        params: productionIdParams,
+        response: responses(z.null(), ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      await deleteProductiveGroup(app.deps, actorOf(req), req.params.id);
+      return ok(null);
+    },
+  );
+
+  r.get(
+    '/api/production/groups/:id/devices',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: "The group's devices by sn, with their task and owner (null while in stock)",
+        params: productionIdParams,
+        querystring: productiveGroupDeviceQuery,
+        response: listResponses(productiveGroupDevice, ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      const { items, total } = await listProductiveGroupDevices(
+        app.deps,
+        actorOf(req),
+        req.params.id,
+        req.query,
+      );
+      return okList(items, total);
+    },
+  );
+
+  r.post(
+    '/api/production/groups/:id/devices',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary:
+          "Add a task's devices (task_id) and/or sns by hand; per sn: added, already, not_found (10117) or " +
+          'not_in_stock (11014, the device has an owner)',
+        params: productionIdParams,
+        body: productiveGroupAddBody,
+        response: responses(z.array(productiveGroupAddLine), ...SIGNED_IN),
+      },
+    },
+    async (req) => ok(await addToProductiveGroup(app.deps, actorOf(req), req.params.id, req.body)),
+  );
+
+  r.post(
+    '/api/production/groups/:id/devices/remove',
+    {
+      config: ADMIN,
+      schema: {
+        tags,
+        summary: 'Take devices out of the group',
+        params: productionIdParams,
+        body: productiveGroupRemoveBody,
+        response: responses(z.null(), ...SIGNED_IN),
+      },
+    },
+    async (req) => {
+      await removeFromProductiveGroup(app.deps, actorOf(req), req.params.id, req.body.sns);
+      return ok(null);
     },
   );
 }

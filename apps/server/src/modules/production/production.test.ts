@@ -262,3 +262,86 @@ describe('production tasks', () => {
     expect(one.data.map((d) => d.sn)).toEqual(['ST261126007']);
   });
 });
+
+describe('productive groups', () => {
+  it("adds a task's stock devices and sns by hand, line by line, and lists them", async () => {
+    const made = await t.inject({
+      method: 'POST',
+      url: '/api/production/groups',
+      token: admin,
+      payload: { name: 'Shipment 1' },
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const group = data<{ id: number; devices: number }>(made);
+    const tasks = list<ProductionTaskItem>(
+      await t.inject({ method: 'GET', url: '/api/production/tasks?keyword=Start%20me', token: admin }),
+    );
+    const taskId = tasks.data[0]!.id;
+    // One device of the task leaves stock first; it is refused, the other 19 are added.
+    const owner = await t.createUser();
+    await t.app.deps.db.update(devices).set({ uid: owner.uid }).where(eq(devices.sn, 'ST261126020'));
+    const add = await t.inject({
+      method: 'POST',
+      url: `/api/production/groups/${group.id}/devices`,
+      token: admin,
+      payload: { task_id: taskId, sns: 'ST261126001\nNO-SUCH-SN' },
+    });
+    expect(add.statusCode, add.body).toBe(200);
+    const lines = data<{ sn: string; code: number; result: string }[]>(add);
+    expect(lines.filter((l) => l.result === 'added')).toHaveLength(19);
+    expect(lines.find((l) => l.sn === 'ST261126020')).toEqual({
+      sn: 'ST261126020',
+      code: 11014,
+      result: 'not_in_stock',
+    });
+    expect(lines.find((l) => l.sn === 'NO-SUCH-SN')).toEqual({
+      sn: 'NO-SUCH-SN',
+      code: 10117,
+      result: 'not_found',
+    });
+    const again = data<{ result: string }[]>(
+      await t.inject({
+        method: 'POST',
+        url: `/api/production/groups/${group.id}/devices`,
+        token: admin,
+        payload: { sns: ['ST261126001'] },
+      }),
+    );
+    expect(again).toEqual([{ sn: 'ST261126001', code: 0, result: 'already' }]);
+
+    const members = list<{ sn: string; task_name: string | null; uid: number | null }>(
+      await t.inject({
+        method: 'GET',
+        url: `/api/production/groups/${group.id}/devices?per_page=5`,
+        token: admin,
+      }),
+    );
+    expect(members.total).toBe(19);
+    expect(members.data[0]).toMatchObject({ sn: 'ST261126001', task_name: 'Start me', uid: null });
+    const removed = await t.inject({
+      method: 'POST',
+      url: `/api/production/groups/${group.id}/devices/remove`,
+      token: admin,
+      payload: { sns: ['ST261126001'] },
+    });
+    expect(removed.statusCode).toBe(200);
+    const item = data<{ devices: number }>(
+      await t.inject({ method: 'GET', url: `/api/production/groups/${group.id}`, token: admin }),
+    );
+    expect(item.devices).toBe(18);
+    const empty = await t.inject({
+      method: 'POST',
+      url: `/api/production/groups/${group.id}/devices`,
+      token: admin,
+      payload: {},
+    });
+    expect(errorOf(empty).code).toBe(10113);
+    expect(
+      (await t.inject({ method: 'DELETE', url: `/api/production/groups/${group.id}`, token: admin }))
+        .statusCode,
+    ).toBe(200);
+    // The devices stay.
+    const [still] = await t.app.deps.db.select().from(devices).where(eq(devices.sn, 'ST261126002'));
+    expect(still?.uid).toBeNull();
+  });
+});
