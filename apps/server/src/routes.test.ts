@@ -775,6 +775,20 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { url: '/api/applications/999/versions/1.5/file' },
   },
+  {
+    method: 'POST',
+    path: '/api/applications/{id}/versions/{versionId}/link',
+    url: '/api/applications/999/versions/1/link',
+    auth: 'user',
+    bad: { url: '/api/applications/999/versions/x/link' },
+  },
+  {
+    method: 'GET',
+    path: '/api/application-files/{token}',
+    url: `/api/application-files/1.abc.${'0'.repeat(64)}`,
+    auth: 'public',
+    bad: { url: '/api/application-files/1.abc.xyz' },
+  },
   // ota
   {
     method: 'GET',

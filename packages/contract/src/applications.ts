@@ -171,6 +171,23 @@ export const applicationVersionListQuery = pageQuery.extend({
 });
 export type ApplicationVersionListQuery = z.infer<typeof applicationVersionListQuery>;
 
+/**
+ * `POST /api/applications/:id/versions/:versionId/link`: a download link for the browser, signed by the server and
+ * good for APPLICATION_LINK_TTL_SECONDS. The browser then downloads natively (its own progress, resuming with Range)
+ * instead of holding the whole package in memory; like a presigned URL, whoever has the link may use it until then.
+ */
+export const APPLICATION_LINK_TTL_SECONDS = 600;
+export const applicationDownloadLink = z.object({
+  /** Absolute path under /api: `/api/application-files/<token>`. */
+  url: text(),
+  expires_at: text(),
+});
+export type ApplicationDownloadLink = z.infer<typeof applicationDownloadLink>;
+export const APPLICATION_FILE_TOKEN_RULE = /^\d{1,10}\.[0-9a-z]{1,11}\.[0-9a-f]{64}$/;
+export const applicationFileParams = z.object({
+  token: text().regex(APPLICATION_FILE_TOKEN_RULE, 'token_rule'),
+});
+
 /** `GET /api/applications/:id/latest?current=1.2.0`: what a client tool asks at start. */
 export const applicationLatestQuery = z.object({
   /** The version the client runs; compared with the latest one. */

@@ -1,5 +1,6 @@
 import type {
   ApplicationCreateBody,
+  ApplicationDownloadLink,
   ApplicationItem,
   ApplicationPlatform,
   ApplicationUpdateBody,
@@ -7,8 +8,7 @@ import type {
   ApplicationVersionUpdateBody,
 } from '@cellhub/contract/applications';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { downloadFile } from '../../lib/download-file';
-import { http } from '../../lib/request';
+import { buildUrl, http } from '../../lib/request';
 
 export interface ApplicationListParams {
   current: number;
@@ -143,5 +143,20 @@ export function useDeleteVersion() {
   });
 }
 
-export const downloadVersion = (v: ApplicationVersion) =>
-  downloadFile(`/api/applications/${v.application_id}/versions/${v.id}/file`, v.filename);
+/**
+ * Downloads a version through a signed link (10 minutes): the browser fetches the package itself, with its own
+ * progress and resume, instead of holding a package of hundreds of MB in memory as a blob.
+ */
+export async function downloadVersion(v: ApplicationVersion): Promise<void> {
+  const link = await http.post<ApplicationDownloadLink>(
+    `/api/applications/${v.application_id}/versions/${v.id}/link`,
+    undefined,
+    { silent: true },
+  );
+  const a = document.createElement('a');
+  a.href = buildUrl(link.url);
+  a.download = v.filename;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}

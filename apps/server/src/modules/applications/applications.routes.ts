@@ -1,11 +1,13 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   APPLICATION_EXTENSIONS,
   APPLICATION_ICON_MAX_BYTES,
   applicationCreateBody,
+  applicationDownloadLink as applicationDownloadLinkSchema,
+  applicationFileParams,
   applicationIdParams,
   applicationItem,
   applicationLatest as applicationLatestSchema,
@@ -25,12 +27,14 @@ import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route
 import { actorOf } from '../../plugins/auth';
 import { packageTooLarge } from './application-file';
 import {
+  applicationDownloadLink,
   applicationLatest,
   applicationVersionFile,
   createApplication,
   deleteApplication,
   deleteApplicationVersion,
   getApplication,
+  linkedVersionFile,
   listApplications,
   listApplicationVersions,
   updateApplication,
@@ -40,6 +44,26 @@ import {
 
 const ADMIN = { auth: 'admin' } as const;
 const USER = { auth: 'user' } as const;
+
+/** A stored package as the answer: Range, If-Range, ETag and the original name (lib/file-download.ts). */
+function sendPackage(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  file: { path: string; filename: string; size: number; sha256: string; contentType: string },
+) {
+  const ifRange = req.headers['if-range'];
+  const answer = fileAnswer(
+    { path: file.path, size: file.size, etag: `"${file.sha256}"` },
+    { range: req.headers.range, ifRange: typeof ifRange === 'string' ? ifRange : undefined },
+    {
+      'content-type': file.contentType,
+      'content-disposition': contentDisposition(file.filename),
+      'cache-control': 'private, no-store',
+    },
+  );
+  reply.code(answer.status).headers(answer.headers);
+  return reply.send(answer.stream ?? '');
+}
 
 /** Applications and their versions: any signed-in user reads and downloads, admins publish (docs/applications.md). */
 export async function applicationsRoutes(app: FastifyInstance): Promise<void> {
@@ -263,22 +287,52 @@ export async function applicationsRoutes(app: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (req, reply) => {
-      const file = await applicationVersionFile(app.deps, actorOf(req), req.params.id, req.params.versionId);
-      const answer = fileAnswer(
-        { path: file.path, size: file.size, etag: `"${file.sha256}"` },
-        {
-          range: req.headers.range,
-          ifRange: typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined,
-        },
-        {
-          'content-type': file.contentType,
-          'content-disposition': contentDisposition(file.filename),
-          'cache-control': 'private, no-store',
-        },
-      );
-      reply.code(answer.status).headers(answer.headers);
-      return reply.send(answer.stream ?? '');
+    async (req, reply) =>
+      sendPackage(
+        req,
+        reply,
+        await applicationVersionFile(app.deps, actorOf(req), req.params.id, req.params.versionId),
+      ),
+  );
+
+  r.post(
+    '/api/applications/:id/versions/:versionId/link',
+    {
+      config: USER,
+      schema: {
+        tags,
+        summary:
+          'A signed download link for the browser (any signed-in user), good for 10 minutes: the browser then ' +
+          'downloads the package natively (its own progress, Range to resume) without the bearer token',
+        params: applicationVersionParams,
+        response: responses(applicationDownloadLinkSchema, ...SIGNED_IN),
+      },
     },
+    async (req) =>
+      ok(await applicationDownloadLink(app.deps, actorOf(req), req.params.id, req.params.versionId)),
+  );
+
+  r.get(
+    '/api/application-files/:token',
+    {
+      // The token from .../link is the gate (HMAC under the server key, 10 minutes), as for OTA downloads.
+      config: { auth: 'public' },
+      schema: {
+        tags,
+        summary:
+          'Download through a signed link: the same answer as .../file (Range, If-Range, ETag, file name); a ' +
+          'wrong, tampered or expired link answers 400 / 10107',
+        params: applicationFileParams,
+        produces: ['application/octet-stream'],
+        response: {
+          200: z.any().describe('the package'),
+          206: z.any().describe('the asked byte range'),
+          400: errorBody.describe('10107 invalid or expired link, 10113 malformed token'),
+          416: errorBody.describe('range not satisfiable (10113)'),
+          429: errorBody.describe('too many requests (10104)'),
+        },
+      },
+    },
+    async (req, reply) => sendPackage(req, reply, await linkedVersionFile(app.deps, req.params.token)),
   );
 }

@@ -2,6 +2,8 @@ import { and, count, desc, eq, ilike, inArray, ne, or, type SQL, sql } from 'dri
 import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import {
+  APPLICATION_LINK_TTL_SECONDS,
+  type ApplicationDownloadLink,
   type ApplicationItem,
   type ApplicationLatest,
   type ApplicationListQuery,
@@ -20,6 +22,7 @@ import type { Actor, Deps } from '../../lib/deps';
 import { cleanFilename } from '../../lib/file-store';
 import { countPerId, likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
+import { signLink, verifyLink } from './application-link';
 import {
   applicationFilePath,
   checkIcon,
@@ -443,6 +446,47 @@ export async function applicationVersionFile(
 ): Promise<{ path: string; filename: string; size: number; sha256: string; contentType: string }> {
   openToSignedIn(actor);
   const v = await findVersion(deps.db, applicationId, versionId);
+  return {
+    path: applicationFilePath(deps, v.fileId),
+    filename: v.filename,
+    size: v.size,
+    sha256: v.sha256,
+    contentType: v.contentType,
+  };
+}
+
+/** A signed link to a version's package for the browser (contract: applicationDownloadLink). */
+export async function applicationDownloadLink(
+  deps: Deps,
+  actor: Actor,
+  applicationId: number,
+  versionId: number,
+): Promise<ApplicationDownloadLink> {
+  openToSignedIn(actor);
+  await findVersion(deps.db, applicationId, versionId);
+  const expiresAt = deps.now().getTime() + APPLICATION_LINK_TTL_SECONDS * 1000;
+  return {
+    url: `/api/application-files/${signLink(deps.box, { versionId, expiresAt })}`,
+    expires_at: new Date(expiresAt).toISOString(),
+  };
+}
+
+/**
+ * The package a link names. A wrong, tampered or expired link and a deleted version all answer like a missing
+ * resource (10107), so a link says nothing about what exists.
+ */
+export async function linkedVersionFile(
+  deps: Deps,
+  token: string,
+): Promise<{ path: string; filename: string; size: number; sha256: string; contentType: string }> {
+  const grant = verifyLink(deps.box, token);
+  const refused = () => new AppError(10107, 400, 'The download link is invalid or has expired');
+  if (!grant || grant.expiresAt <= deps.now().getTime()) throw refused();
+  const [v] = await deps.db
+    .select()
+    .from(applicationVersions)
+    .where(eq(applicationVersions.id, grant.versionId));
+  if (!v) throw refused();
   return {
     path: applicationFilePath(deps, v.fileId),
     filename: v.filename,

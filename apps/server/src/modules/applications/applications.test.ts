@@ -287,6 +287,54 @@ describe('application versions', () => {
     expect(errorOf(bad).code).toBe(10113);
   });
 
+  it('give a signed browser link that downloads without the token, until it expires', async () => {
+    const content = apk(5000);
+    const v = data<ApplicationVersion>(await upload(appId, { version: '1.0.2' }, { name: '工具.apk', content }));
+    const link = data<{ url: string; expires_at: string }>(
+      await t.inject({
+        method: 'POST',
+        url: `/api/applications/${appId}/versions/${v.id}/link`,
+        token: user.token,
+      }),
+    );
+    expect(link.url).toMatch(/^\/api\/application-files\/\d+\.[0-9a-z]+\.[0-9a-f]{64}$/);
+    const whole = await t.inject({ method: 'GET', url: link.url });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.rawPayload.equals(content)).toBe(true);
+    expect(whole.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent('工具.apk')}`);
+    const part = await t.inject({ method: 'GET', url: link.url, headers: { range: 'bytes=10-19' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.rawPayload.equals(content.subarray(10, 20))).toBe(true);
+
+    const [, , sig] = link.url.split('/').pop()!.split('.');
+    const other = link.url.replace(/\/\d+\./, `/${v.id + 1}.`);
+    const tampered = link.url.replace(sig!, sig!.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')));
+    for (const url of [other, tampered]) {
+      const res = await t.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(400);
+      expect(errorOf(res).code).toBe(10107);
+    }
+    const malformed = await t.inject({ method: 'GET', url: '/api/application-files/..%2Fetc' });
+    expect(errorOf(malformed).code).toBe(10113);
+    const unknown = await t.inject({
+      method: 'POST',
+      url: `/api/applications/${appId}/versions/999999/link`,
+      token: user.token,
+    });
+    expect(errorOf(unknown).code).toBe(10107);
+    const signedOut = await t.inject({ method: 'POST', url: `/api/applications/${appId}/versions/${v.id}/link` });
+    expect(signedOut.statusCode).toBe(403);
+
+    t.clock.advance(10 * 60_000 + 1000);
+    try {
+      const expired = await t.inject({ method: 'GET', url: link.url });
+      expect(expired.statusCode).toBe(400);
+      expect(errorOf(expired).code).toBe(10107);
+    } finally {
+      t.clock.advance(-(10 * 60_000 + 1000));
+    }
+  });
+
   it('keep exactly one latest version, in a transaction', async () => {
     const other = (await create({ name: 'Other', platform: 'linux' })).id;
     const o = data<ApplicationVersion>(
@@ -341,7 +389,7 @@ describe('application versions', () => {
       await t.inject({ method: 'GET', url: `/api/applications/${appId}`, token: user.token }),
     );
     expect(item.latest?.version).toBe('2.1.0-beta');
-    expect(item.version_count).toBe(4);
+    expect(item.version_count).toBe(5);
 
     const check = await t.inject({
       method: 'GET',
