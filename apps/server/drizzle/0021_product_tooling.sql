@@ -51,3 +51,25 @@ CREATE TABLE "product_services" (
 --> statement-breakpoint
 ALTER TABLE "product_events" ADD CONSTRAINT "product_events_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "product_services" ADD CONSTRAINT "product_services_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;
+--> statement-breakpoint
+CREATE TABLE "product_features" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"key" text NOT NULL,
+	"name" text NOT NULL,
+	"name_us" text DEFAULT '' NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"panels" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"createdat" timestamp with time zone DEFAULT now() NOT NULL,
+	"updatedat" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "product_features_key_uq" UNIQUE("key")
+);
+--> statement-breakpoint
+CREATE TABLE "product_feature_links" (
+	"feature_id" integer NOT NULL,
+	"product_id" integer NOT NULL,
+	CONSTRAINT "product_feature_links_feature_id_product_id_pk" PRIMARY KEY("feature_id","product_id")
+);
+--> statement-breakpoint
+ALTER TABLE "product_feature_links" ADD CONSTRAINT "product_feature_links_feature_id_product_features_id_fk" FOREIGN KEY ("feature_id") REFERENCES "public"."product_features"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "product_feature_links" ADD CONSTRAINT "product_feature_links_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "product_feature_links_product_idx" ON "product_feature_links" USING btree ("product_id");

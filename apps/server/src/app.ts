@@ -37,6 +37,7 @@ import { inboxRoutes } from './modules/inbox/inbox.routes';
 import { ChannelSmsProvider } from './modules/notify/channel-sms-provider';
 import { notifyPlugin } from './modules/notify/notify.plugin';
 import { platformsRoutes } from './modules/platforms/platforms.routes';
+import { productFeaturesRoutes } from './modules/product-features/product-features.routes';
 import { productionRoutes } from './modules/production/production.routes';
 import { productsRoutes } from './modules/products/products.routes';
 import { simPlugin } from './modules/sim/sim.plugin';
@@ -219,6 +220,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(sharesRoutes);
     await app.register(commandGroupsRoutes);
     await app.register(thingModelRoutes);
+    await app.register(productFeaturesRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

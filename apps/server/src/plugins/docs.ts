@@ -81,6 +81,7 @@ export const docsPlugin = fp(
           { name: 'access-keys', description: 'access keys for the signed open API (docs/open-api.md)' },
           { name: 'command-groups', description: 'predefined commands per product, sent from device pages' },
           { name: 'thing-model', description: 'properties, events and services; JSON export/import' },
+          { name: 'product-features', description: 'capability flags of products and their panels' },
           { name: 'device-stock', description: 'device admin: stock, ranges, fast out of stock, shipments' },
         ],
       },

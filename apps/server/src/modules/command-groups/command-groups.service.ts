@@ -22,6 +22,7 @@ import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { sendCommand } from '../commands/commands.service';
 import { accessibleDevice } from '../devices/device-access';
+import { panelEnabled } from '../product-features/product-features.service';
 import { products } from '../products/products.table';
 import {
   type CommandGroupRow,
@@ -358,13 +359,21 @@ export async function deleteGroupCommand(
 
 // --- on a device --------------------------------------------------------------------------------------------------
 
-/** The product's command groups, for whoever may control the device (10117 unseen, 10108 view only). */
+/**
+ * The product's command groups, for whoever may control the device (10117 unseen, 10108 view only). None when the
+ * product's features leave the command groups panel out (modules/product-features `panelEnabled`).
+ */
 export async function deviceCommandGroups(
   deps: Deps,
   actor: Actor,
   sn: string,
 ): Promise<DeviceCommandGroup[]> {
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
+  const [product] = await deps.db
+    .select({ id: products.id })
+    .from(products)
+    .where(eq(products.productKey, device.productKey));
+  if (!product || !(await panelEnabled(deps.db, product.id, 'command_groups'))) return [];
   const groups = await deps.db
     .select({ group: commandGroups })
     .from(commandGroups)
@@ -398,12 +407,13 @@ export async function sendGroupCommand(
 ): Promise<CommandItem> {
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
   const [row] = await deps.db
-    .select({ command: groupCommands, group: commandGroups.name })
+    .select({ command: groupCommands, group: commandGroups.name, productId: products.id })
     .from(groupCommands)
     .innerJoin(commandGroups, eq(commandGroups.id, groupCommands.groupId))
     .innerJoin(products, eq(products.id, commandGroups.productId))
     .where(and(eq(groupCommands.id, cmdId), eq(products.productKey, device.productKey)));
-  if (!row) throw new AppError(10107);
+  // A product whose features leave the panel out offers no predefined commands: as if there were none.
+  if (!row || !(await panelEnabled(deps.db, row.productId, 'command_groups'))) throw new AppError(10107);
   const cmd = row.command;
   const { data, problems } = renderCommand(cmd, body.params);
   if (problems.length > 0) refuse(problems);

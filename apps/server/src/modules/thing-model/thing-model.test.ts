@@ -121,7 +121,7 @@ describe('thing model', () => {
   });
 
   it('refuses invalid models (10113), unknown products (10107) and users (10108)', async () => {
-    const bad: unknown[] = [
+    const bad: Record<string, unknown>[] = [
       { events: [{ key: '1bad', name: 'x' }] },
       { events: [{ key: 'a', name: 'x', level: 'fatal' }] },
       {
