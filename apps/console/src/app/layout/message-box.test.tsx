@@ -5,7 +5,7 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { http } from '../../lib/request';
-import { MessageBox } from './message-box';
+import { MessageBox, messageLink } from './message-box';
 
 vi.mock('@arco-design/web-react', async (importOriginal) => ({
   ...(await importOriginal<typeof Arco>()),
@@ -133,5 +133,23 @@ describe('message box', () => {
     fireEvent.click(screen.getByText(/物联网卡/));
     expect(await screen.findByText('物联网卡 8986001 流量不足 10%')).toBeTruthy();
     expect(screen.getByText('剩余流量 12.5 MB，请续费或更换套餐')).toBeTruthy();
+  });
+
+  it('words a share received and opens the device, or the shared list for several', async () => {
+    const one = msg(6, {
+      kind: 'share_received',
+      params: { from: 'alice', count: 1, right: 'control', sn: 'SN9', device_name: 'Pump' },
+      target_type: 'device',
+      target_key: 'SN9',
+    });
+    serve({ alert: [one] }, { total: 1, alert: 1, ota: 0, sim: 0 });
+    vi.spyOn(http, 'post').mockResolvedValue({ read: 1 } as never);
+    show();
+    expect(await screen.findByText('alice shared 1 device(s) with you')).toBeTruthy();
+    expect(screen.getByText('Device Pump, control right')).toBeTruthy();
+    fireEvent.click(screen.getByText('alice shared 1 device(s) with you'));
+    await waitFor(() => expect(screen.getByTestId('where').textContent).toBe('/device/detail/-/SN9'));
+    const many = { kind: 'share_received' as const, target_type: null, target_key: null };
+    expect(messageLink(many)).toBe('/myshare/list?tab=incoming');
   });
 });

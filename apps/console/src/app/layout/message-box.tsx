@@ -22,7 +22,9 @@ const ICONS: Record<InboxCategory, ReactElement> = {
 };
 
 /** The console page a message opens. */
-export function messageLink(m: Pick<InboxItem, 'target_type' | 'target_key'>): string | undefined {
+export function messageLink(m: Pick<InboxItem, 'kind' | 'target_type' | 'target_key'>): string | undefined {
+  // Devices shared with the reader: one opens its page, several the "shared with me" list.
+  if (m.kind === 'share_received' && !m.target_key) return '/myshare/list?tab=incoming';
   if (!m.target_key) return undefined;
   switch (m.target_type) {
     case 'alert':
@@ -31,6 +33,9 @@ export function messageLink(m: Pick<InboxItem, 'target_type' | 'target_key'>): s
       return `/ota/task/${m.target_key}`;
     case 'sim_card':
       return `/card/detail/${m.target_key}`;
+    case 'device':
+      // The detail route's product segment is not read by the page; the message names only the serial number.
+      return `/device/detail/-/${encodeURIComponent(m.target_key)}`;
     default:
       return undefined;
   }
@@ -68,6 +73,14 @@ export function messageText(
       return {
         title: t('inbox.sim_data_low.title', { iccid: s('iccid'), percent: s('percent') }),
         body: t('inbox.sim_data_low.body', { remaining: s('remaining_mb') }),
+      };
+    case 'share_received':
+      return {
+        title: t('inbox.share_received.title', { from: s('from'), count: s('count') }),
+        body: t(s('sn') ? 'inbox.share_received.one' : 'inbox.share_received.many', {
+          device: s('device_name') || s('sn'),
+          right: t(`inbox.share_received.right.${s('right') === 'control' ? 'control' : 'view'}`),
+        }),
       };
     default:
       return { title: m.kind, body: '' };

@@ -23,5 +23,10 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'inbox.sim_expiring.body': 'Its package expires at {expiry}; renew it in time',
   'inbox.sim_data_low.title': 'SIM {iccid} is under {percent}% of its data',
   'inbox.sim_data_low.body': '{remaining} MB left; renew or change the package',
+  'inbox.share_received.title': '{from} shared {count} device(s) with you',
+  'inbox.share_received.one': 'Device {device}, {right} right',
+  'inbox.share_received.many': '{right} right; see them in My Shares',
+  'inbox.share_received.right.view': 'view',
+  'inbox.share_received.right.control': 'control',
 };
 export default enUS;

@@ -21,5 +21,10 @@ const zhCN = {
   'inbox.sim_expiring.body': '套餐到期时间 {expiry}，请及时续费',
   'inbox.sim_data_low.title': '物联网卡 {iccid} 流量不足 {percent}%',
   'inbox.sim_data_low.body': '剩余流量 {remaining} MB，请续费或更换套餐',
+  'inbox.share_received.title': '{from} 向你分享了 {count} 台设备',
+  'inbox.share_received.one': '设备 {device}，{right}权限',
+  'inbox.share_received.many': '{right}权限，在“我的分享”中查看',
+  'inbox.share_received.right.view': '查看',
+  'inbox.share_received.right.control': '控制',
 };
 export default zhCN;
