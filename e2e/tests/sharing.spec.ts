@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
+import { api, newUser, screenshot, signIn, submitLogin, tokenFor, uniqueName } from '../support';
 
 interface Identity {
   sn: string;
@@ -173,9 +173,14 @@ test('a share link made for two devices is accepted by another user, not by its 
   await page.goto(url);
   await expect(page.getByText('不能分享给自己')).toBeVisible();
 
-  // The receiver sees whose devices and the right, accepts, and lands on the device list with both marked.
-  const other = await signedInPage(browser, receiver.username, receiver.password);
+  // The receiver opens it signed out, signs in, and comes back to it (seed section 6: the route and its query
+  // ride along); the page says whose devices and which right, and accepting lands on the device list.
+  const context = await browser.newContext({ locale: 'zh-CN', viewport: { width: 1280, height: 800 } });
+  const other = await context.newPage();
   await other.goto(url);
+  await other.waitForURL(/\/login\?redirect=Share&token=/);
+  await submitLogin(other, receiver.username, receiver.password);
+  await other.waitForURL(url);
   await expect(other.getByText(`${owner.username} 向你分享了 2 台设备`)).toBeVisible();
   await expect(other.getByTestId('share-right-control')).toBeVisible();
   await screenshot(other, 'sharing-landing-zh');
