@@ -35,7 +35,7 @@ async function choose(page: Page, scope: ReturnType<Page['locator']>, item: stri
     .click();
 }
 
-test('admin builds hardware values, a group and a task of 20, starts it and prints its labels', async ({
+test('admin builds hardware values, a group and a task of 20, starts it, prints labels, batches it', async ({
   page,
 }) => {
   test.setTimeout(120_000);
@@ -137,6 +137,21 @@ test('admin builds hardware values, a group and a task of 20, starts it and prin
   await expect(sheet.locator('[data-sn] svg[aria-label="QR code"]')).toHaveCount(20);
   await shot(page, 'production-labels');
   await page.keyboard.press('Escape');
+
+  // A productive group of the task's devices.
+  await page.goto('/productive/group');
+  await page.getByRole('button', { name: '新建分组' }).click();
+  const newGroup = page.locator('.arco-modal').filter({ hasText: '新建分组' });
+  await newGroup.locator('.arco-form-item').filter({ hasText: '名称' }).locator('input').fill('E2E 出库批次');
+  await newGroup.getByRole('button', { name: '保存' }).click();
+  await page.waitForURL(/\/productive\/group\/\d+$/);
+  await page.getByRole('button', { name: '加入设备' }).click();
+  const addDialog = page.locator('.arco-modal').filter({ hasText: '生产任务的设备' });
+  await choose(page, addDialog, '生产任务的设备', 'E2E 批次');
+  await addDialog.getByRole('button', { name: '保存' }).click();
+  await expect(page.getByText('加入 20 台；已在分组 0；不存在 0；不在库存 0')).toBeVisible();
+  await expect(page.getByText('共 20 条')).toBeVisible();
+  await shot(page, 'production-group');
 
   // The same page in English and dark.
   await page.evaluate(() => localStorage.setItem('arco-locale', 'en-US'));

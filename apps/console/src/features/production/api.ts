@@ -2,6 +2,9 @@ import type { HwGroupItem } from '@cellhub/contract/hardware';
 import type { ProductItem } from '@cellhub/contract/products';
 import type { UsableFirmwareVersion } from '@cellhub/contract/firmware';
 import type {
+  ProductiveGroupAddLine,
+  ProductiveGroupDevice,
+  ProductiveGroupItem,
   ProductionDeviceItem,
   ProductionTaskBody,
   ProductionTaskItem,
@@ -129,5 +132,85 @@ export function useVersionOptions(productKey: string | undefined) {
       }),
     enabled: !!productKey,
     staleTime: 30_000,
+  });
+}
+
+// --- productive groups ---------------------------------------------------------------------------------------------
+
+export interface GroupListParams {
+  current: number;
+  per_page: number;
+  keyword?: string;
+}
+
+const GROUPS = [...KEY, 'groups'] as const;
+
+export function useGroupList(params: GroupListParams) {
+  return useQuery({
+    queryKey: [...GROUPS, 'list', params],
+    queryFn: () => http.list<ProductiveGroupItem>('/api/production/groups', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useGroup(id: number | undefined) {
+  return useQuery({
+    queryKey: [...GROUPS, 'one', id],
+    queryFn: () => http.get<ProductiveGroupItem>(`/api/production/groups/${id}`, { silent: true }),
+    enabled: id !== undefined,
+  });
+}
+
+export function useGroupDevices(id: number, params: GroupListParams) {
+  return useQuery({
+    queryKey: [...GROUPS, 'devices', id, params],
+    queryFn: () => http.list<ProductiveGroupDevice>(`/api/production/groups/${id}/devices`, { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useSaveGroup() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id?: number; body: { name: string; description?: string } }) =>
+      id === undefined
+        ? http.post<ProductiveGroupItem>('/api/production/groups', body)
+        : http.put<ProductiveGroupItem>(`/api/production/groups/${id}`, body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: GROUPS }),
+  });
+}
+
+export function useDeleteGroup() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => http.delete<null>(`/api/production/groups/${id}`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: GROUPS }),
+  });
+}
+
+export function useAddToGroup(id: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { task_id?: number; sns?: string }) =>
+      http.post<ProductiveGroupAddLine[]>(`/api/production/groups/${id}/devices`, body),
+    onSuccess: () => qc.invalidateQueries({ queryKey: GROUPS }),
+  });
+}
+
+export function useRemoveFromGroup(id: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (sns: string[]) => http.post<null>(`/api/production/groups/${id}/devices/remove`, { sns }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: GROUPS }),
+  });
+}
+
+/** Started tasks, for "add a task's devices". */
+export function useTaskOptions() {
+  return useQuery({
+    queryKey: [...KEY, 'tasks', 'options'],
+    queryFn: () => http.list<ProductionTaskItem>('/api/production/tasks', { per_page: 100 }),
+    staleTime: 30_000,
+    select: (res) => res.data.filter((t) => t.state !== 'draft').map((t) => ({ value: t.id, label: t.name })),
   });
 }

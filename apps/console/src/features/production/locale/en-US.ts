@@ -89,6 +89,28 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'prod.labels.product': 'Product',
   'prod.labels.hw': 'Hardware',
   'prod.labels.none': 'Labels exist once the task has started',
+  'prod.group.title': 'Productive groups',
+  'prod.group.help':
+    "Batches of produced devices shipped together. Add a production task's devices or type SNs; only stock devices can join.",
+  'prod.group.create': 'New group',
+  'prod.group.name': 'Name',
+  'prod.group.name.required': 'Please enter a name',
+  'prod.group.keyword.placeholder': 'Search by name',
+  'prod.group.description': 'Description',
+  'prod.group.devices': 'Devices',
+  'prod.group.open': 'Details',
+  'prod.group.deleteConfirm': 'Delete this group? Its devices are not affected.',
+  'prod.group.back': 'Back to groups',
+  'prod.group.add': 'Add devices',
+  'prod.group.add.task': "A production task's devices",
+  'prod.group.add.sns': 'SNs by hand',
+  'prod.group.add.sns.placeholder': 'One SN per line',
+  'prod.group.add.result':
+    '{added} added; {already} already in the group; {missing} not found; {owned} not in stock',
+  'prod.group.remove': 'Remove',
+  'prod.group.removeConfirm': 'Take this device out of the group?',
+  'prod.group.addedat': 'Added',
+  'prod.group.empty': 'No device in this group yet',
 };
 
 export default enUS;

@@ -86,6 +86,27 @@ const zhCN = {
   'prod.labels.product': '产品',
   'prod.labels.hw': '硬件版本',
   'prod.labels.none': '任务开始生产后才有标签',
+  'prod.group.title': '生产分组',
+  'prod.group.help':
+    '一批一起出库的生产设备。可以加入某个生产任务的全部设备，或手动输入 SN；只能加入库存设备。',
+  'prod.group.create': '新建分组',
+  'prod.group.name': '名称',
+  'prod.group.name.required': '请输入名称',
+  'prod.group.keyword.placeholder': '搜索名称',
+  'prod.group.description': '描述',
+  'prod.group.devices': '设备数',
+  'prod.group.open': '详情',
+  'prod.group.deleteConfirm': '确定删除该分组？其中的设备不受影响。',
+  'prod.group.back': '返回分组列表',
+  'prod.group.add': '加入设备',
+  'prod.group.add.task': '生产任务的设备',
+  'prod.group.add.sns': '手动输入 SN',
+  'prod.group.add.sns.placeholder': '每行一个 SN',
+  'prod.group.add.result': '加入 {added} 台；已在分组 {already}；不存在 {missing}；不在库存 {owned}',
+  'prod.group.remove': '移出',
+  'prod.group.removeConfirm': '确定将该设备移出分组？',
+  'prod.group.addedat': '加入时间',
+  'prod.group.empty': '分组里还没有设备',
 };
 
 export default zhCN;

@@ -2,6 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mockApi, renderPage } from '../../../lib/mock-api.test-kit';
 import zhCN from '../locale/zh-CN';
+import ProductiveGroupDetailPage from './productive-group-detail-page';
 import TaskDetailPage from './task-detail-page';
 import TaskListPage from './task-list-page';
 
@@ -117,5 +118,42 @@ describe('production task page', () => {
     expect(within(label).getByText('DTU2611260002')).toBeTruthy();
     expect(within(label).getByText(TASK.hw_version)).toBeTruthy();
     expect(label.querySelector('svg[aria-label="QR code"]')).toBeTruthy();
+  });
+});
+
+describe('productive group page', () => {
+  it("adds a task's devices and tells what happened to each", async () => {
+    const calls = mockApi({
+      'GET /api/production/groups/3': {
+        data: {
+          id: 3,
+          name: 'Shipment 1',
+          description: '',
+          devices: 0,
+          createdat: '2026-11-26T08:00:00.000Z',
+          updatedat: '2026-11-26T08:00:00.000Z',
+        },
+      },
+      'GET /api/production/groups/3/devices': { data: [], total: 0 },
+      'GET /api/production/tasks': { data: [producing], total: 1 },
+      'POST /api/production/groups/3/devices': {
+        data: [
+          { sn: 'A1', code: 0, result: 'added' },
+          { sn: 'A2', code: 11014, result: 'not_in_stock' },
+          { sn: 'NOPE', code: 10117, result: 'not_found' },
+        ],
+      },
+    });
+    renderPage(ProductiveGroupDetailPage, '/productive/group/:id', '/productive/group/3');
+    expect(await screen.findByText(zhCN['prod.group.empty'])).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: zhCN['prod.group.add'] }));
+    fireEvent.change(await screen.findByPlaceholderText(zhCN['prod.group.add.sns.placeholder']), {
+      target: { value: 'A1\nA2\nNOPE' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ sns: 'A1\nA2\nNOPE' }),
+    );
+    expect(await screen.findByText('加入 1 台；已在分组 0；不存在 1；不在库存 1')).toBeTruthy();
   });
 });
