@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 
@@ -224,6 +225,59 @@ describe('fast out of stock', () => {
   });
 });
 
+describe('productive groups and the stock filters', () => {
+  it('filters the stock by group, and ships the in-stock devices of a group to a customer found by phone', async () => {
+    const made = await range({ product_key: productKey, prefix: 'GRP', from: 1, to: 4, digits: 2 });
+    expect(data<{ created: number }>(made).created).toBe(4);
+    const group = data<{ id: number }>(
+      await t.inject({
+        method: 'POST',
+        url: '/api/production/groups',
+        token: admin,
+        payload: { name: 'Batch A' },
+      }),
+    );
+    const added = await t.inject({
+      method: 'POST',
+      url: `/api/production/groups/${group.id}/devices`,
+      token: admin,
+      payload: { sns: ['GRP01', 'GRP02', 'GRP03'] },
+    });
+    expect(added.statusCode).toBe(200);
+    expect((await stock({ group_id: String(group.id) })).total).toBe(3);
+    // One of the group is owned already: the group ships the other two.
+    await ship({ customer: bob.username, sns: ['GRP03'] });
+    const phone = '13800138123';
+    const dave = await t.createUser();
+    await t.app.deps.db.execute(sql`update users set phone = ${phone} where id = ${dave.uid}`);
+    const res = await ship({ customer: '+86 138-0013-8123', group_id: group.id, sns: ['GRP04'] });
+    expect(res.statusCode).toBe(200);
+    const out = data<{ shipment: { customer: string }; lines: Line[] }>(res);
+    expect(out.shipment.customer).toBe(dave.username);
+    expect(out.lines.map((l) => [l.sn, l.code])).toEqual([
+      ['GRP04', 0],
+      ['GRP01', 0],
+      ['GRP02', 0],
+    ]);
+    expect((await stock({ group_id: String(group.id) })).total).toBe(0);
+    const missing = await ship({ customer: dave.username, group_id: 999999 });
+    expect(errorOf(missing)).toMatchObject({ code: 10107, details: [{ field: 'group_id' }] });
+  });
+
+  it('filters by production task and test state', async () => {
+    const [row] = (await t.app.deps.db.execute(sql`select id from devices where sn = 'RG0008'`)).rows as {
+      id: number;
+    }[];
+    await t.app.deps.db.execute(
+      sql`insert into device_hardware (device_id, test_ok) values (${row!.id}, false)`,
+    );
+    const failed = await stock({ tested: 'failed' });
+    expect(failed.data.map((d) => d.sn)).toEqual(['RG0008']);
+    expect(failed.data[0]!.tested).toBe('failed');
+    expect((await stock({ task_id: '999999' })).total).toBe(0);
+  });
+});
+
 describe('device timeline', () => {
   type Timeline = { events: { event: string; detail: Record<string, unknown> }[] };
   it('shows produced then shipped to the customer, and bound / unbound after', async () => {
@@ -256,6 +310,20 @@ describe('device timeline', () => {
     ).events;
     expect(asBob.map((e) => e.event)).toEqual(['produced', 'shipped', 'unbound', 'bound']);
     expect(asBob[2]!.detail).toEqual({});
+  });
+
+  it('adds the factory test and the first connect, in time order', async () => {
+    await t.app.deps.db.execute(
+      sql`update devices set activatedat = now() + interval '1 minute' where sn = 'RG0008'`,
+    );
+    const events = data<Timeline>(
+      await t.inject({ method: 'GET', url: '/api/devices/RG0008/timeline', token: admin }),
+    ).events;
+    expect(events).toMatchObject([
+      { event: 'produced' },
+      { event: 'tested', detail: { ok: false } },
+      { event: 'first_connect' },
+    ]);
   });
 
   it('answers a stranger 10117, as for a missing device', async () => {
