@@ -1,0 +1,35 @@
+import type zhCN from './zh-CN';
+
+const enUS: Record<keyof typeof zhCN, string> = {
+  'feature.title': 'Product features',
+  'feature.help':
+    'What a product can do (GPS, RS485, dual SIM, Modbus master...). A product without features shows every device panel; with features, only the panels they enable.',
+  'feature.create': 'New feature',
+  'feature.keyword': 'Keyword',
+  'feature.keyword.placeholder': 'Key or name',
+  'feature.total': '{total} in total',
+  'feature.col.key': 'Key',
+  'feature.col.name': 'Name',
+  'feature.col.panels': 'Enabled panels',
+  'feature.col.products': 'Products',
+  'feature.col.description': 'Description',
+  'feature.col.updated': 'Updated',
+  'feature.detail': 'Details',
+  'feature.panel.command_groups': 'Predefined commands',
+  'feature.form.createTitle': 'New feature',
+  'feature.form.editTitle': 'Edit feature',
+  'feature.form.key': 'Key',
+  'feature.form.key.rule': 'A lowercase letter first, then up to 32 lowercase letters, digits or _, e.g. gps',
+  'feature.form.name': 'Name',
+  'feature.form.name.required': 'Please enter a name',
+  'feature.form.nameUs': 'English name',
+  'feature.form.description': 'Description',
+  'feature.form.panels': 'Device panels it enables',
+  'feature.form.products': 'Products that have it',
+  'feature.form.exists': 'This key exists',
+  'feature.saved': 'Saved',
+  'feature.notFound': 'This feature does not exist',
+  'feature.back': 'Back to features',
+  'feature.none': 'None',
+};
+export default enUS;
