@@ -121,6 +121,7 @@ test('admin creates an application and uploads a version; a user downloads it', 
   await modal.getByLabel('版本号').fill('1.0.0');
   await modal.getByLabel('更新说明（中文）').fill('首个正式版本');
   await modal.getByLabel('更新说明（英文）').fill('First release');
+  await shot(page, 'application-upload-zh');
   await modal.getByRole('button', { name: '上传', exact: true }).click();
   await expect(toast(page, '版本已上传')).toBeVisible();
   const row = page.locator('.arco-table-tr').filter({ hasText: '1.0.0' });

@@ -3,7 +3,7 @@ import {
   APPLICATION_EXTENSIONS,
   APPLICATION_VERSION_RULE,
 } from '@cellhub/contract/applications';
-import { Button, Form, Input, Message, Modal, Progress, Switch, Upload } from '@arco-design/web-react';
+import { Button, Form, Grid, Input, Message, Modal, Progress, Switch, Upload } from '@arco-design/web-react';
 import { IconDelete, IconFile } from '@arco-design/web-react/icon';
 import { useEffect, useRef, useState } from 'react';
 import { formatSize } from '../../../lib/format-size';
@@ -187,22 +187,29 @@ export function UploadVersionModal({
         <Form.Item label={t('application.upload.notesEn')} field="notes_en">
           <Input.TextArea maxLength={4000} autoSize={{ minRows: 2, maxRows: 5 }} />
         </Form.Item>
-        <Form.Item
-          label={t('application.upload.latest')}
-          field="latest"
-          triggerPropName="checked"
-          extra={t('application.upload.latest.help')}
-        >
-          <Switch />
-        </Form.Item>
-        <Form.Item
-          label={t('application.upload.force')}
-          field="force_update"
-          triggerPropName="checked"
-          extra={t('application.upload.force.help')}
-        >
-          <Switch />
-        </Form.Item>
+        {/* The two flags side by side keep the dialog within a 800 px high window. */}
+        <Grid.Row gutter={24}>
+          <Grid.Col span={12}>
+            <Form.Item
+              label={t('application.upload.latest')}
+              field="latest"
+              triggerPropName="checked"
+              extra={t('application.upload.latest.help')}
+            >
+              <Switch />
+            </Form.Item>
+          </Grid.Col>
+          <Grid.Col span={12}>
+            <Form.Item
+              label={t('application.upload.force')}
+              field="force_update"
+              triggerPropName="checked"
+              extra={t('application.upload.force.help')}
+            >
+              <Switch />
+            </Form.Item>
+          </Grid.Col>
+        </Grid.Row>
       </Form>
     </Modal>
   );
