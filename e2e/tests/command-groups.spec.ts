@@ -148,3 +148,105 @@ test('an admin defines a parameterised command; a user sends it to a devsim devi
     await device.close();
   }
 });
+
+test('an admin imports a thing model after its preview, and a feature hides the command groups card', async ({
+  page,
+}) => {
+  const user = await newUser('tm');
+  const token = await tokenFor(user.username, user.password);
+  const adminToken = await tokenFor(admin.username, admin.password);
+  const productName = `${uniqueName('TM')}-DTU`;
+  const product = await api<{ product_key: string }>(
+    'POST',
+    '/api/products',
+    { name: productName, properties: [{ key: 'temp', name: '温度', unit: '°C' }] },
+    token,
+  );
+  const pk = product.body.data.product_key;
+  const sn = `${uniqueName('TM').toUpperCase()}-1`;
+  expect((await api('POST', '/api/devices', { product_key: pk, sn: [sn] }, token)).status).toBe(200);
+  const group = await api<{ id: number }>(
+    'POST',
+    '/api/command-groups',
+    { product_key: pk, name: 'Basics' },
+    adminToken,
+  );
+  await api(
+    'POST',
+    `/api/command-groups/${group.body.data.id}/commands`,
+    { name: 'Ping', type: 'string', data: 'PING' },
+    adminToken,
+  );
+
+  // Thing model: export shape, import with a preview of the changes, confirm.
+  await signIn(page, admin.username, admin.password);
+  await page.goto('/product/model');
+  await choose(page, page.getByTestId('model-product'), productName);
+  await expect(page.getByRole('tab', { name: /属性 \(1\)/ })).toBeVisible();
+  const model = {
+    properties: [{ key: 'temp', name: '温度', unit: '°C', cycles: 60 }],
+    events: [
+      {
+        key: 'overheat',
+        name: '过热',
+        level: 'warn',
+        output: [{ key: 'temp', name: '温度', datatype: 'float' }],
+      },
+    ],
+    services: [
+      { key: 'reboot', name: '重启', input: [{ key: 'delay', name: '延时', datatype: 'int', unit: 's' }] },
+    ],
+  };
+  await page.getByTestId('model-file').setInputFiles({
+    name: 'model.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(model)),
+  });
+  const dialog = page.locator('.arco-modal');
+  await expect(dialog).toContainText('+ overheat');
+  await expect(dialog).toContainText('~ temp');
+  // Pictures wait for the dialog's and the table's fade-in (only when pictures are asked for).
+  const fade = () => page.waitForTimeout(600);
+  await screenshot(page, 'thing-model-preview-zh', { settle: fade });
+  await dialog.getByRole('button', { name: '替换物模型' }).click();
+  await expect(page.getByRole('tab', { name: /事件 \(1\)/ })).toBeVisible();
+  await page.getByRole('tab', { name: /事件/ }).click();
+  await expect(page.locator('tbody tr').filter({ hasText: 'overheat' })).toContainText('告警');
+  await screenshot(page, 'thing-model-events-zh', { settle: fade });
+  const stored = await api<{ services: { key: string }[] }>(
+    'GET',
+    `/api/thing-models/${pk}`,
+    undefined,
+    adminToken,
+  );
+  expect(stored.body.data.services.map((s) => s.key)).toEqual(['reboot']);
+  // A file that is not a thing model is refused in the browser.
+  await page.getByTestId('model-file').setInputFiles({
+    name: 'bad.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from('{"events":[{"key":"1 bad"}]}'),
+  });
+  await expect(page.getByText(/文件不是有效的物模型 JSON/)).toBeVisible();
+
+  // Features: a feature without the command groups panel hides the card on the product's devices.
+  await page.goto('/product/feature/create');
+  await page.getByTestId('feature-key').fill(`gps${Date.now() % 100000}`);
+  await page.getByTestId('feature-name').fill('GPS 定位');
+  await choose(page, page.getByTestId('feature-products'), productName);
+  await page.keyboard.press('Escape');
+  await page.getByTestId('feature-save').click();
+  await expect(page).toHaveURL(/\/product\/feature\/detail\/\d+$/);
+  await expect(page.getByText(productName)).toBeVisible();
+  await screenshot(page, 'feature-detail-zh', { settle: fade });
+  await page.goto('/product/feature');
+  await expect(page.locator('tbody tr').first()).toBeVisible();
+  await screenshot(page, 'feature-list-zh', { settle: fade });
+
+  await page.evaluate(() => localStorage.clear());
+  await signIn(page, user.username, user.password);
+  await page.goto(`/device/detail/${pk}/${sn}?tab=commands`);
+  await expect(page.getByTestId('command-history')).toBeVisible();
+  await expect(page.getByTestId('command-groups-card')).toHaveCount(0);
+  const groups = await api<unknown[]>('GET', `/api/devices/${sn}/command-groups`, undefined, token);
+  expect(groups.body.data).toEqual([]);
+});
