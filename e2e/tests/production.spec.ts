@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { admin, api, screenshot, signIn, toast, tokenFor, uniqueName } from '../support';
+import { admin, api, screenshot, sideMenu, signIn, toast, tokenFor, uniqueName } from '../support';
 
 /** Screenshots at 1280 px (review), only when asked for. */
 async function shot(page: Page, name: string) {
@@ -136,6 +136,12 @@ test('admin builds hardware values, a group and a task of 20, starts it, prints 
   await expect(sheet.locator(`[data-sn="${first}"]`)).toContainText(model);
   await expect(sheet.locator('[data-sn] svg[aria-label="QR code"]')).toHaveCount(20);
   await shot(page, 'production-labels');
+  // Printed, the sheet is alone on the page: the console around it is hidden.
+  await page.emulateMedia({ media: 'print' });
+  await expect(sideMenu(page)).toBeHidden();
+  await expect(sheet.locator(`[data-sn="${first}"]`)).toBeVisible();
+  await shot(page, 'production-labels-print');
+  await page.emulateMedia({ media: 'screen' });
   await page.keyboard.press('Escape');
 
   // A productive group of the task's devices.
