@@ -11,7 +11,12 @@ import type {
 } from '@cellhub/contract/device-stock';
 import type { DeviceCreateBody, DeviceCreateLine, DeviceImportResult } from '@cellhub/contract/devices';
 import type { ProductItem } from '@cellhub/contract/products';
-import type { ProductionTaskItem } from '@cellhub/contract/production';
+import type {
+  ProductionTaskItem,
+  ProductiveGroupDevice,
+  ProductiveGroupItem,
+} from '@cellhub/contract/production';
+import { SHIP_MAX } from '@cellhub/contract/device-stock';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { downloadFile } from '../../lib/download-file';
 import { http } from '../../lib/request';
@@ -24,6 +29,7 @@ export interface StockParams {
   created_from?: string;
   created_to?: string;
   task_id?: number;
+  group_id?: number;
   tested?: 'untested' | 'ok' | 'failed';
 }
 export interface ShipmentParams {
@@ -67,6 +73,29 @@ export function useTaskOptions() {
     staleTime: 60_000,
     select: (res) => res.data.map((p) => ({ label: p.name, value: p.id })),
   });
+}
+
+export function useGroupOptions() {
+  return useQuery({
+    queryKey: [...STOCK, 'group-options'],
+    queryFn: () => http.list<ProductiveGroupItem>('/api/production/groups', { per_page: 100 }),
+    staleTime: 30_000,
+    select: (res) => res.data.map((g) => ({ label: `${g.name} (${g.devices})`, value: g.id })),
+  });
+}
+
+/** The in-stock sns of a productive group, read page by page up to what one shipment takes (SHIP_MAX). */
+export async function groupStockSns(id: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let current = 1; out.length < SHIP_MAX; current += 1) {
+    const page = await http.list<ProductiveGroupDevice>(`/api/production/groups/${id}/devices`, {
+      current,
+      per_page: 100,
+    });
+    out.push(...page.data.filter((d) => d.uid === null).map((d) => d.sn));
+    if (current * 100 >= page.total) break;
+  }
+  return out.slice(0, SHIP_MAX);
 }
 
 /** Every device write here changes the stock, the device list and the shipments. */

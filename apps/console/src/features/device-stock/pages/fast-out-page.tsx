@@ -8,6 +8,7 @@ import {
   Drawer,
   Form,
   Input,
+  Select,
   Space,
   Table,
   Tabs,
@@ -21,7 +22,15 @@ import { PageContainer } from '../../../components/page-container';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, useLocaleState, type Translate } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
-import { checkSns, useShip, useShipment, useShipments, type ShipmentParams } from '../api';
+import {
+  checkSns,
+  groupStockSns,
+  useGroupOptions,
+  useShip,
+  useShipment,
+  useShipments,
+  type ShipmentParams,
+} from '../api';
 import { ScanInput, ScanTable, splitSns, useScanList } from '../components/scan-list';
 import locale from '../locale';
 import styles from './stock-pages.module.css';
@@ -33,6 +42,17 @@ function ShipForm({ t }: { t: Translate }) {
   const ship = useShip();
   const [result, setResult] = useState<ShipmentResult | null>(null);
   const [customerError, setCustomerError] = useState<string>();
+  const groups = useGroupOptions();
+  const [loadingGroup, setLoadingGroup] = useState(false);
+  const pickGroup = (id: number | undefined) => {
+    if (id === undefined) return;
+    setLoadingGroup(true);
+    // The group's in-stock devices join the list as scanned lines, each checked like a scan.
+    void groupStockSns(id)
+      .then(scan.add)
+      .catch(() => undefined)
+      .finally(() => setLoadingGroup(false));
+  };
 
   const submit = async () => {
     const v = await form.validate();
@@ -70,6 +90,17 @@ function ShipForm({ t }: { t: Translate }) {
         </Form.Item>
         <Form.Item label={t('stock.ship.scan')} extra={t('stock.ship.scan.hint')}>
           <ScanInput t={t} onAdd={scan.add} />
+        </Form.Item>
+        <Form.Item label={t('stock.ship.group')} extra={t('stock.ship.group.hint')}>
+          <Select
+            allowClear
+            showSearch
+            value={undefined}
+            loading={groups.isLoading || loadingGroup}
+            placeholder={t('stock.ship.group.placeholder')}
+            options={groups.data ?? []}
+            onChange={(v: number | undefined) => pickGroup(v)}
+          />
         </Form.Item>
         <Form.Item label={t('stock.ship.note')} field="note">
           <Input maxLength={200} placeholder={t('stock.ship.note.placeholder')} />

@@ -7,7 +7,14 @@ import { ListEmpty, ListPage, filterParams, useKeywordList } from '../../../comp
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { exportStock, useProductOptions, useStock, useTaskOptions, type StockParams } from '../api';
+import {
+  exportStock,
+  useGroupOptions,
+  useProductOptions,
+  useStock,
+  useTaskOptions,
+  type StockParams,
+} from '../api';
 import locale from '../locale';
 import styles from './stock-pages.module.css';
 
@@ -15,6 +22,7 @@ interface Filters {
   keyword?: string;
   product_key?: string;
   task_id?: number;
+  group_id?: number;
   tested?: StockParams['tested'];
   created?: [string, string];
 }
@@ -35,6 +43,7 @@ export default function StockListPage() {
   const query = useStock(params);
   const products = useProductOptions();
   const tasks = useTaskOptions();
+  const groups = useGroupOptions();
   const [exporting, setExporting] = useState(false);
 
   const columns: TableColumnProps<StockItem>[] = [
@@ -87,6 +96,14 @@ export default function StockListPage() {
             placeholder={t('stock.filter.all')}
             options={tasks.data ?? []}
             loading={tasks.isLoading}
+            searchable
+          />
+          <ChoiceFilter
+            label={t('stock.filter.group')}
+            field="group_id"
+            placeholder={t('stock.filter.all')}
+            options={groups.data ?? []}
+            loading={groups.isLoading}
             searchable
           />
           <ChoiceFilter
