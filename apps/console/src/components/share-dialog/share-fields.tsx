@@ -103,14 +103,6 @@ export function ExpiryText({ iso, expired }: { iso: string | null; expired?: boo
 }
 
 /**
- * The share mark of a device list row or detail (`share`, null for the caller's own devices and for admins);
- * undefined when the answer has no such field.
- */
-export function shareOf(device: object): DeviceShareMark | undefined {
-  return 'share' in device ? (device.share as DeviceShareMark) : undefined;
-}
-
-/**
  * The mark of a device someone shared with the caller (device list and detail): "shared · view" and the owner,
  * the expiry in the tooltip. Nothing for the caller's own devices.
  */

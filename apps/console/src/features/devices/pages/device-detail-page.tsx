@@ -14,7 +14,7 @@ import { detailKeys, useDeviceDetail } from '../detail-api';
 import locale from '../locale/detail-index';
 import { ResultPage } from '../../../components/result-page/result-page';
 import shareLocale from '../../../components/share-dialog/locale';
-import { SharedMark, shareOf } from '../../../components/share-dialog/share-fields';
+import { SharedMark } from '../../../components/share-dialog/share-fields';
 import DeviceTimelineCard from '../components/detail/device-timeline-card';
 
 // The other tabs load when first opened: the overview is what the page shows first (issue 13's load weight).
@@ -76,7 +76,7 @@ export default function DeviceDetailPage() {
     );
 
   // A device shared with the caller: view right reads only; neither right manages or re-shares it.
-  const share = shareOf(d);
+  const share = d.share;
   const owned = !share && d.uid !== null;
   const viewOnly = share?.right === 'view';
 

@@ -15,7 +15,7 @@ import {
   RowLink,
 } from '../../../components/row-actions';
 import shareLocale from '../../../components/share-dialog/locale';
-import { SharedMark, shareOf } from '../../../components/share-dialog/share-fields';
+import { SharedMark } from '../../../components/share-dialog/share-fields';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
@@ -68,7 +68,7 @@ export default function DeviceListPage() {
   const [selected, setSelected] = useState<string[]>([]);
   const [sharing, setSharing] = useState<string[] | null>(null);
   /** The caller's own device (or any owned one for an admin): it may be shared, unbound. */
-  const ownRow = (r: DeviceListItem) => r.uid !== null && !shareOf(r);
+  const ownRow = (r: DeviceListItem) => r.uid !== null && !r.share;
 
   const sns = useMemo(() => (data?.data ?? []).map((r) => r.sn), [data]);
   const live = useDeviceEvents(sns.length ? { sns, types: LIVE_TYPES } : null, (e: DeviceEvent) => {
@@ -89,7 +89,7 @@ export default function DeviceListPage() {
         <RowLink to={detailUrl(r)} className={styles.mono}>
           {r.sn}
         </RowLink>
-        <SharedMark share={shareOf(r)} />
+        <SharedMark share={r.share} />
       </div>
     ),
     online: (_, r) =>

@@ -11,12 +11,12 @@ import { sampleDevice } from '../sample-device';
 import DeviceDetailPage from './device-detail-page';
 import DeviceListPage from './device-list-page';
 
-const OWN = sampleDevice({ sn: 'OWN-1', share: null } as object);
+const OWN = sampleDevice({ sn: 'OWN-1', share: null });
 const VIEWED = sampleDevice({
   sn: 'SHARED-1',
   uid: 9,
   share: { right: 'view', owner: 'alice', expires_at: null },
-} as object);
+});
 const CONTROLLED = {
   ...VIEWED,
   sn: 'SHARED-2',

@@ -2,7 +2,6 @@ import { Badge, Card, Descriptions, Grid, Space } from '@arco-design/web-react';
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { ReactNode } from 'react';
 import { SecretField } from '../../../../components/secret-field';
-import { shareOf } from '../../../../components/share-dialog/share-fields';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, type Translate } from '../../../../lib/i18n';
 import locale from '../../locale/detail-index';
@@ -36,7 +35,7 @@ export default function OverviewPanel({ d }: { d: DeviceDetail }) {
     item('product', `${d.product_name} (${d.product_key})`),
     item('status', <OnlineBadge d={d} t={t} />),
     // The secret is the owner's (and an admin's): a share never shows it.
-    ...(shareOf(d) ? [] : [item('secret', <SecretField secret={d.secret} testId="device-secret" />)]),
+    ...(d.share ? [] : [item('secret', <SecretField secret={d.secret} testId="device-secret" />)]),
     item('protocol', d.protocol),
     item('loginProtocol', d.login_protocol),
     item('uplink', d.uplink),
