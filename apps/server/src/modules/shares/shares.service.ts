@@ -112,6 +112,8 @@ async function targetAccount(db: DbOrTx, to: string): Promise<{ id: number; user
     .select({ id: users.id, username: users.username, disabled: users.disabled })
     .from(users)
     .where(or(eq(sql`lower(${users.username})`, to.toLowerCase()), eq(users.phone, phone)))
+    // A username that reads like someone else's phone number names its own account.
+    .orderBy(sql`(lower(${users.username}) = ${to.toLowerCase()}) desc`)
     .limit(1);
   if (!row || row.disabled)
     throw new AppError(10210, 400, undefined, [{ field: 'to', message: 'no such account' }]);
