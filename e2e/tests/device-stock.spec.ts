@@ -47,7 +47,7 @@ test('admin stocks in a range, ships three by scanning, the user sees them with 
   await expect(page.getByText(`将入库 ${sns[0]} 至 ${sns[4]}，共 5 台`)).toBeVisible();
   await page.getByRole('button', { name: '按号段入库' }).click();
   await expect(page.getByText('成功 5 台，失败 0 台')).toBeVisible();
-  await shot(page, 'device-stock-create');
+  await shot(page, 'device-stock-create-zh');
 
   // The stock list finds them.
   await page.goto('/device-admin/stock');
@@ -55,7 +55,7 @@ test('admin stocks in a range, ships three by scanning, the user sees them with 
   await page.getByPlaceholder('序列号、名称、IMEI 或 ICCID').press('Enter');
   await expect(page.locator('.arco-table-tr').filter({ hasText: sns[4]! })).toBeVisible();
   await expect(page.getByText('共 5 台')).toBeVisible();
-  await shot(page, 'device-stock-list');
+  await shot(page, 'device-stock-list-zh');
 
   // Fast out: three scanned (one twice), each checked at once, then shipped.
   await page.goto('/device-admin/fast-out-stock');
@@ -67,12 +67,12 @@ test('admin stocks in a range, ships three by scanning, the user sees them with 
   }
   await expect(page.locator('.arco-table-tr').filter({ hasText: '在库，可出库' })).toHaveCount(3);
   await expect(page.locator('.arco-table-tr').filter({ hasText: '重复扫描' })).toHaveCount(1);
-  await shot(page, 'device-stock-fast-out');
+  await shot(page, 'device-stock-fast-out-zh');
   await page.getByRole('button', { name: '出库 3 台' }).click();
   await expect(page.getByText(`已出库 3 台给 ${customer.username}，失败 0 台`)).toBeVisible();
   await page.getByRole('tab', { name: '出库记录' }).click();
   await expect(page.locator('.arco-table-tr').filter({ hasText: customer.username })).toBeVisible();
-  await shot(page, 'device-stock-shipments');
+  await shot(page, 'device-stock-shipments-zh');
 
   // The API agrees: the customer owns exactly the three.
   const userToken = await tokenFor(customer.username, customer.password);
@@ -95,10 +95,13 @@ test('admin stocks in a range, ships three by scanning, the user sees them with 
     steps.findIndex((s) => s.includes('出库')),
   );
   await userPage.setViewportSize({ width: 1280, height: 800 });
-  await screenshot(timeline, 'device-stock-timeline');
+  await screenshot(timeline, 'device-stock-timeline-zh');
 
   // English and dark, for the screenshots.
   await page.evaluate(() => localStorage.setItem('arco-locale', 'en-US'));
+  await page.goto('/device-admin/stock');
+  await expect(page.getByRole('button', { name: 'Export CSV' })).toBeVisible();
+  await shot(page, 'device-stock-list-en');
   await page.goto('/device-admin/fast-out-stock');
   await expect(page.getByText('Scan or type serial numbers')).toBeVisible();
   await page.getByTestId('navbar-theme').getByRole('button').click();

@@ -18,6 +18,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'stock.ship.group': 'Add a productive group',
   'stock.ship.group.hint': "Adds the group's devices in stock to the list, each checked like a scan.",
   'stock.ship.group.placeholder': 'Choose a productive group (optional)',
+  'stock.filter.from': 'From',
+  'stock.filter.to': 'To',
   'stock.filter.all': 'All',
   'stock.list.title': 'Device Stock',
   'stock.list.help': "Devices no user owns yet. Shipped devices appear in the customer's device list.",

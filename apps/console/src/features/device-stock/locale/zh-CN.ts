@@ -16,6 +16,8 @@ const zhCN = {
   'stock.ship.group': '按生产分组添加',
   'stock.ship.group.hint': '选择一个生产分组，将其在库设备加入列表（逐台检查）。',
   'stock.ship.group.placeholder': '选择生产分组（可选）',
+  'stock.filter.from': '开始日期',
+  'stock.filter.to': '结束日期',
   'stock.filter.all': '全部',
   'stock.list.title': '库存列表',
   'stock.list.help': '尚未属于任何用户的设备。出库后设备出现在客户的设备列表中。',

@@ -117,7 +117,11 @@ export default function StockListPage() {
           />
           <Grid.Col span={8}>
             <Form.Item label={t('stock.col.createdat')} field="created">
-              <DatePicker.RangePicker style={{ width: '100%' }} format="YYYY-MM-DD" />
+              <DatePicker.RangePicker
+                style={{ width: '100%' }}
+                format="YYYY-MM-DD"
+                placeholder={[t('stock.filter.from'), t('stock.filter.to')]}
+              />
             </Form.Item>
           </Grid.Col>
         </ListSearchBar>
