@@ -1,4 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
+import { VirtualDevice } from '../../apps/devsim/src/device';
+import { E2E } from '../env';
 import { admin, api, screenshot, sideMenu, signIn, toast, tokenFor, uniqueName } from '../support';
 
 /** Screenshots at 1280 px (review), only when asked for. */
@@ -126,7 +128,50 @@ test('admin builds hardware values, a group and a task of 20, starts it, prints 
   expect(device.body.data.uid).toBeNull();
   expect(device.body.data.secret).toHaveLength(32);
   await expect(page.locator('.arco-table-tr').filter({ hasText: first })).toBeVisible();
+
+  // Factory test: two devices connect and report on up/info; the second has another module than the group.
+  const report = async (sn: string, module: string, ok: boolean) => {
+    const d = await api<{ secret: string; product_key: string }>(
+      'GET',
+      `/api/devices/${sn}`,
+      undefined,
+      token,
+    );
+    const dev = new VirtualDevice(
+      { sn, product_key: d.body.data.product_key, secret: d.body.data.secret },
+      {
+        url: `mqtt://127.0.0.1:${E2E.mqttPort}`,
+        keepalive: 30,
+        info: { imei: `86123456789${sn.slice(-4)}` },
+      },
+    );
+    await dev.connect();
+    await dev.publish('info', {
+      hw: { module_model: module, module_fw: 'EC200UCNAAR03A04M08', mcu_id: '0x0414', board_revision: board },
+      test: {
+        ok,
+        items: [
+          { name: 'rs485', ok },
+          { name: 'sim', ok: true, detail: 'CSQ 23' },
+        ],
+      },
+    });
+    await dev.close();
+  };
+  const second = stock.body.data[1]!.sn;
+  await report(first, model, true);
+  await report(second, 'ML307R', false);
+  await page.reload();
+  await expect(page.locator('[data-progress="tested_ok"]')).toContainText('1');
+  await expect(page.locator('[data-progress="failed"]')).toContainText('1');
+  await expect(page.locator('[data-progress="mismatch"]')).toContainText('1');
+  await expect(page.locator('.arco-table-tr').filter({ hasText: second })).toContainText('与分组不符');
   await shot(page, 'production-task-detail');
+  await page.goto('/hw/info');
+  await expect(page.locator('.arco-table-tr').filter({ hasText: second })).toContainText('ML307R');
+  await expect(page.locator('.arco-table-tr').filter({ hasText: second })).toContainText('与分组不符');
+  await shot(page, 'production-hw-info');
+  await page.goto(`/product/productive/task/${taskId}`);
 
   // The label sheet: 20 labels with the QR of the public device page.
   await page.getByRole('button', { name: '标签' }).click();

@@ -19,21 +19,8 @@ export default function HwInfoPage() {
   const [exporting, setExporting] = useState(false);
 
   const columns: TableColumnProps<HwInfoItem>[] = [
-    { title: t('hw.info.sn'), dataIndex: 'sn', width: 170 },
+    { title: t('hw.info.sn'), dataIndex: 'sn', width: 190 },
     { title: t('hw.info.imei'), dataIndex: 'imei', width: 160, render: (v: string) => v || '-' },
-    {
-      title: t('hw.info.module'),
-      dataIndex: 'module_model',
-      render: (_: unknown, r) => (
-        <div>
-          <div>{r.module_model || '-'}</div>
-          <div style={{ ...muted, fontSize: 12 }}>{r.module_fw}</div>
-        </div>
-      ),
-    },
-    { title: t('hw.info.mcu'), dataIndex: 'mcu_id', render: (v: string) => v || '-' },
-    { title: t('hw.info.mac'), dataIndex: 'mac', width: 150, render: (v: string) => v || '-' },
-    { title: t('hw.info.board'), dataIndex: 'board_revision', width: 110, render: (v: string) => v || '-' },
     {
       title: t('hw.info.test'),
       dataIndex: 'test_ok',
@@ -83,6 +70,20 @@ export default function HwInfoPage() {
         );
       },
     },
+    {
+      title: t('hw.info.module'),
+      dataIndex: 'module_model',
+      width: 210,
+      render: (_: unknown, r) => (
+        <div>
+          <div>{r.module_model || '-'}</div>
+          <div style={{ ...muted, fontSize: 12 }}>{r.module_fw}</div>
+        </div>
+      ),
+    },
+    { title: t('hw.info.mcu'), dataIndex: 'mcu_id', width: 110, render: (v: string) => v || '-' },
+    { title: t('hw.info.mac'), dataIndex: 'mac', width: 150, render: (v: string) => v || '-' },
+    { title: t('hw.info.board'), dataIndex: 'board_revision', width: 110, render: (v: string) => v || '-' },
     { title: t('hw.info.lastAt'), dataIndex: 'last_at', width: 180, render: (v: string) => formatTime(v) },
   ];
 
@@ -121,6 +122,7 @@ export default function HwInfoPage() {
       setParams={setParams}
       total={(total) => t('hw.total', { total })}
       empty={<ListEmpty text={t('hw.info.empty')} />}
+      tableProps={{ scroll: { x: 1240 } }}
     />
   );
 }

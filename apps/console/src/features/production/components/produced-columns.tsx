@@ -40,7 +40,7 @@ export function producedColumns(t: Translate, withTask: boolean): TableColumnPro
       render: (v: string[]) =>
         v.length ? (
           <Tag color="orangered" size="small">
-            {t('prod.device.mismatch.yes')}: {v.join(', ')}
+            {t('prod.device.mismatch.yes')}: {v.map((f) => t(`prod.field.${f}`)).join(', ')}
           </Tag>
         ) : (
           <span style={{ color: 'var(--color-text-3)' }}>{t('prod.device.mismatch.no')}</span>

@@ -111,6 +111,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'prod.group.removeConfirm': 'Take this device out of the group?',
   'prod.group.addedat': 'Added',
   'prod.group.empty': 'No device in this group yet',
+  'prod.field.module_model': 'module model',
+  'prod.field.board_revision': 'board revision',
 };
 
 export default enUS;

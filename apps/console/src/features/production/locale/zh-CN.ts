@@ -107,6 +107,8 @@ const zhCN = {
   'prod.group.removeConfirm': '确定将该设备移出分组？',
   'prod.group.addedat': '加入时间',
   'prod.group.empty': '分组里还没有设备',
+  'prod.field.module_model': '模组型号',
+  'prod.field.board_revision': '主板版本',
 };
 
 export default zhCN;
