@@ -1730,7 +1730,7 @@ const ROUTES: RouteCase[] = [
     path: '/api/device-stock/shipments',
     url: '/api/device-stock/shipments',
     auth: 'admin',
-    bad: { query: { per_page: 101 } },
+    bad: { query: { per_page: '101' } },
   },
   {
     method: 'POST',

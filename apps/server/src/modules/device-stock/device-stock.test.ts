@@ -265,9 +265,8 @@ describe('productive groups and the stock filters', () => {
   });
 
   it('filters by production task and test state', async () => {
-    const [row] = (await t.app.deps.db.execute(sql`select id from devices where sn = 'RG0008'`)).rows as {
-      id: number;
-    }[];
+    const res = await t.app.deps.db.execute(sql`select id from devices where sn = 'RG0008'`);
+    const [row] = (res as unknown as { rows: { id: number }[] }).rows;
     await t.app.deps.db.execute(
       sql`insert into device_hardware (device_id, test_ok) values (${row!.id}, false)`,
     );
@@ -312,10 +311,16 @@ describe('device timeline', () => {
     expect(asBob[2]!.detail).toEqual({});
   });
 
-  it('adds the factory test and the first connect, in time order', async () => {
+  it('adds the factory test, the first connect and the SIM activation, in time order', async () => {
     await t.app.deps.db.execute(
-      sql`update devices set activatedat = now() + interval '1 minute' where sn = 'RG0008'`,
+      sql`update devices set activatedat = now() + interval '1 minute', iccid = '89860000000000000008' where sn = 'RG0008'`,
     );
+    // Its SIM card, activated after the first connect.
+    await t.app.deps.db.execute(sql`with p as (
+        insert into sim_providers (name, kind, operator) values ('P', 'manual', 'china_mobile') returning id
+      )
+      insert into sim_cards (iccid, operator, provider_id, status, activated_at)
+      select '89860000000000000008', 'china_mobile', p.id, 'active', now() + interval '2 minutes' from p`);
     const events = data<Timeline>(
       await t.inject({ method: 'GET', url: '/api/devices/RG0008/timeline', token: admin }),
     ).events;
@@ -323,6 +328,7 @@ describe('device timeline', () => {
       { event: 'produced' },
       { event: 'tested', detail: { ok: false } },
       { event: 'first_connect' },
+      { event: 'sim_activated', detail: { iccid: '89860000000000000008' } },
     ]);
   });
 
