@@ -19,6 +19,7 @@ export const OPEN_ROUTES: Readonly<Record<string, AccessScope>> = {
   'GET /api/devices/:sn/logs': 'devices:read',
   'GET /api/devices/:sn/drops': 'devices:read',
   'GET /api/devices/:sn/raw': 'devices:read',
+  'GET /api/devices/:sn/timeline': 'devices:read',
   // devices: commands and configuration
   'POST /api/devices/:sn/commands': 'devices:control',
   'POST /api/devices/:sn/commands/:id/cancel': 'devices:control',
@@ -30,8 +31,8 @@ export const OPEN_ROUTES: Readonly<Record<string, AccessScope>> = {
   'DELETE /api/devices/:sn': 'devices:write',
   'POST /api/devices/bind': 'devices:write',
   'POST /api/devices/:sn/unbind': 'devices:write',
-  // devices: the command groups of a device's product, and sending one of their commands
-  'GET /api/devices/:sn/command-groups': 'devices:read',
+  // devices: the command groups of a device's product (offered to whoever may send them), and sending one
+  'GET /api/devices/:sn/command-groups': 'devices:control',
   'POST /api/devices/:sn/command-groups/commands/:cmdId/send': 'devices:control',
   // OTA: firmware the caller may use, and tasks over their devices
   'GET /api/firmware/versions/usable': 'ota',
