@@ -289,7 +289,9 @@ describe('application versions', () => {
 
   it('give a signed browser link that downloads without the token, until it expires', async () => {
     const content = apk(5000);
-    const v = data<ApplicationVersion>(await upload(appId, { version: '1.0.2' }, { name: '工具.apk', content }));
+    const v = data<ApplicationVersion>(
+      await upload(appId, { version: '1.0.2' }, { name: '工具.apk', content }),
+    );
     const link = data<{ url: string; expires_at: string }>(
       await t.inject({
         method: 'POST',
@@ -301,14 +303,19 @@ describe('application versions', () => {
     const whole = await t.inject({ method: 'GET', url: link.url });
     expect(whole.statusCode).toBe(200);
     expect(whole.rawPayload.equals(content)).toBe(true);
-    expect(whole.headers['content-disposition']).toContain(`filename*=UTF-8''${encodeURIComponent('工具.apk')}`);
+    expect(whole.headers['content-disposition']).toContain(
+      `filename*=UTF-8''${encodeURIComponent('工具.apk')}`,
+    );
     const part = await t.inject({ method: 'GET', url: link.url, headers: { range: 'bytes=10-19' } });
     expect(part.statusCode).toBe(206);
     expect(part.rawPayload.equals(content.subarray(10, 20))).toBe(true);
 
     const [, , sig] = link.url.split('/').pop()!.split('.');
     const other = link.url.replace(/\/\d+\./, `/${v.id + 1}.`);
-    const tampered = link.url.replace(sig!, sig!.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')));
+    const tampered = link.url.replace(
+      sig!,
+      sig!.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+    );
     for (const url of [other, tampered]) {
       const res = await t.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(400);
@@ -322,7 +329,10 @@ describe('application versions', () => {
       token: user.token,
     });
     expect(errorOf(unknown).code).toBe(10107);
-    const signedOut = await t.inject({ method: 'POST', url: `/api/applications/${appId}/versions/${v.id}/link` });
+    const signedOut = await t.inject({
+      method: 'POST',
+      url: `/api/applications/${appId}/versions/${v.id}/link`,
+    });
     expect(signedOut.statusCode).toBe(403);
 
     t.clock.advance(10 * 60_000 + 1000);
