@@ -3763,6 +3763,104 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/devices/{sn}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The life of a device, oldest first: produced, tested, shipped, bound, first_connect, sim_activated, unbound (whoever may view the device; 10117 otherwise) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          sn: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                sn: string;
+                events: {
+                  /** @enum {string} */
+                  event:
+                    | 'produced'
+                    | 'tested'
+                    | 'shipped'
+                    | 'bound'
+                    | 'first_connect'
+                    | 'sim_activated'
+                    | 'unbound';
+                  at: string;
+                  detail: {
+                    [key: string]: string | boolean | number;
+                  };
+                }[];
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/ota/tasks': {
     parameters: {
       query?: never;
