@@ -17,6 +17,7 @@ export const pureTests = [
   'src/jobs/periodic.test.ts',
   'src/import-cycles.test.ts',
   'src/lib/authz.test.ts',
+  'src/modules/access-keys/open-routes.test.ts',
   'src/lib/crypto.test.ts',
   'src/lib/outbound.test.ts',
   'src/lib/phone.test.ts',

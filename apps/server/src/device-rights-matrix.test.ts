@@ -16,19 +16,23 @@ import {
   NOT_DEVICE_RIGHTS,
   type OpenApiOperation,
 } from './test/device-rights';
+import { accessKeyCallers } from './test/device-rights-keys';
 import { createDevices } from './test/gateway-test-kit';
 import { otaFixture } from './test/ota-test-kit';
 
 /**
  * The rights matrix of issue 14: every device-touching route (test/device-rights.ts) against the owner, a view
- * share, a control share, an expired share, a revoked share, an accepted share link (view), a stranger and an
- * admin. Each route row gets devices of its own, so a route that deletes or unbinds cannot disturb another.
+ * share, a control share, an expired share, a revoked share, an accepted share link (view), a stranger, an
+ * admin, and access keys with and without each scope (test/device-rights-keys.ts). Each route row gets devices of its own, so a route that deletes or unbinds cannot disturb another.
  */
 let t: TestApp;
 let callers: MatrixCaller[];
 const ROWS = Object.entries(DEVICE_ROUTES);
-/** Row i acts on `MX<i>A` (everyone but the admin of a destructive row) and `MX<i>B` (that admin). */
-const snOf = (i: number, which: 'A' | 'B') => `MX${String(i).padStart(3, '0')}${which}`;
+/**
+ * Row i acts on `MX<i>A` (everyone but the admin of a destructive row), `MX<i>B` (that admin) and `MX<i>C` (an
+ * access key of the owner that may delete or unbind).
+ */
+const snOf = (i: number, which: 'A' | 'B' | 'C') => `MX${String(i).padStart(3, '0')}${which}`;
 let productKey = '';
 let versionId = 0;
 let otherUsername = '';
@@ -51,7 +55,7 @@ beforeAll(async () => {
   ) as Record<(typeof names)[number], { uid: number; token: string; username: string }>;
   otherUsername = users.other.username;
 
-  const sns = ROWS.flatMap((_r, i) => [snOf(i, 'A'), snOf(i, 'B')]);
+  const sns = ROWS.flatMap((_r, i) => [snOf(i, 'A'), snOf(i, 'B'), snOf(i, 'C')]);
   const fx = await otaFixture(t, owner.token, admin, sns);
   productKey = fx.productKey;
   versionId = fx.versionId;
@@ -114,11 +118,11 @@ beforeAll(async () => {
     await person('view', 'view', users.view.token),
     await person('link', 'view', users.link.token),
     await person('control', 'control', users.control.token),
-    await person('owner', 'owner', owner.token),
-    await person('admin', 'admin', admin),
   ];
-  for (const more of MORE_CALLERS)
+  // Before the owner, whose destructive rows delete or unbind the shared device the callers below it act on.
+  for (const more of [accessKeyCallers, ...MORE_CALLERS])
     callers.push(...(await more(t, { owner, view: users.view, control: users.control })));
+  callers.push(await person('owner', 'owner', owner.token), await person('admin', 'admin', admin));
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -154,21 +158,35 @@ describe('the device rights matrix', () => {
     let strangerAnswer: string | undefined;
     for (const caller of callers) {
       const call = (req: InjectOptions) => t.inject(caller.authorize(req));
-      const sn = row.destructive && caller.right === 'admin' ? snOf(i, 'B') : snOf(i, 'A');
+      const setupCall = (req: InjectOptions) => t.inject((caller.setupAuthorize ?? caller.authorize)(req));
+      const right = caller.rightOn?.(key) ?? caller.right;
+      // A destructive row gives the admin, and a key that may do it, devices of their own (the owner's goes first).
+      const sn = !row.destructive
+        ? snOf(i, 'A')
+        : right === 'admin'
+          ? snOf(i, 'B')
+          : caller.refusal && MATRIX_RANK[right] >= MATRIX_RANK.owner
+            ? snOf(i, 'C')
+            : snOf(i, 'A');
       const ctx: MatrixContext = { sn, productKey, versionId, ownId: 0, ownSn: caller.ownSn, otherUsername };
-      if (row.setup) ctx.ownId = await row.setup(call, ctx);
+      if (row.setup) ctx.ownId = await row.setup(setupCall, ctx);
       const res = await call({ method, ...row.request(ctx) });
       const code = codeOf(res);
       const answer = `${res.statusCode}/${code}`;
-      const rank = MATRIX_RANK[caller.right];
+      const rank = MATRIX_RANK[right];
       const say = (what: string) =>
-        problems.push(`${caller.name} (${caller.right}): ${what}; got ${answer} ${res.body.slice(0, 160)}`);
+        problems.push(`${caller.name} (${right}): ${what}; got ${answer} ${res.body.slice(0, 160)}`);
       if (caller.name === 'stranger') strangerAnswer = answer;
       if (res.statusCode >= 500 || code === 10113) {
         say('no server error or input error expected (fix the request in the table)');
         continue;
       }
-      const want = expected(row.rule, caller.right);
+      const refusal = caller.refusal?.(key);
+      if (refusal !== undefined) {
+        if (code !== refusal) say(`want ${refusal} whatever the right`);
+        continue;
+      }
+      const want = expected(row.rule, right);
       if (row.rule.kind === 'list') {
         if (code !== 0) say('the list should answer');
         else if (row.rule.contains(res, sn) !== rank >= MATRIX_RANK.view)
@@ -196,7 +214,7 @@ describe('the device rights matrix', () => {
         if (isRefusal(code)) say('want it to pass');
         else
           try {
-            row.check?.(res, caller.right);
+            row.check?.(res, right);
           } catch (err) {
             say((err as Error).message);
           }

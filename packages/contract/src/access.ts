@@ -9,7 +9,7 @@ export const ACCESS_SCOPES = [
   'devices:control',
   /** Create, change, bind and delete devices. */
   'devices:write',
-  /** Firmware reads and OTA tasks over the devices the key may control. */
+  /** Firmware reads and OTA tasks over the devices the key's holder owns (OTA is the owner's alone). */
   'ota',
   /** The user's SIM cards, packages and orders. */
   'sim',

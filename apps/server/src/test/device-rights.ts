@@ -325,6 +325,15 @@ export interface MatrixCaller {
   authorize(req: InjectOptions): InjectOptions;
   /** Their own device (for setups that need one). */
   ownSn: string;
+  /**
+   * The answer a route gives this caller whatever its rule, when it does not depend on the right (an access key
+   * on a route it may not call: 10227); undefined to judge by `right`.
+   */
+  refusal?: (routeKey: string) => number | undefined;
+  /** The caller's right on one route when it differs from `right` (a key's `ota` scope: its holder's OTA right). */
+  rightOn?: (routeKey: string) => MatrixRight;
+  /** Credentials for a row's `setup` (a key's rows are made by its owner in the console), `authorize` if absent. */
+  setupAuthorize?: (req: InjectOptions) => InjectOptions;
 }
 
 export const bearer =
