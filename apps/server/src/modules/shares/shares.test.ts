@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type {
   IncomingShareItem,
   OutgoingShareItem,
@@ -14,6 +14,7 @@ import { createDevices } from '../../test/gateway-test-kit';
 import { onPostgres } from '../../test/shared-store';
 import { listenUrl, openSocket, type TestSocket } from '../../test/ws-test-client';
 import { maskPhone } from './shares.service';
+import { devices } from '../devices/devices.table';
 
 const rowsOf = <T>(res: unknown): T[] => (res as { rows: T[] }).rows;
 
@@ -67,10 +68,14 @@ describe('direct shares', () => {
     expect(out).toHaveLength(1);
     expect(out[0]).toMatchObject({ sn: 'SHR001', to_uid: bob.uid, to_username: bob.username, right: 'view' });
     expect(out[0]!.expired).toBe(false);
+    // Both lists name the device's product key, which its detail page's address starts with.
+    const [device] = await t.app.deps.db.select().from(devices).where(eq(devices.sn, 'SHR001'));
+    expect(out[0]!.product_key).toBe(device!.productKey);
 
     const inc = data<IncomingShareItem[]>(await incoming(bob.token, '?keyword=SHR00'));
     expect(inc.map((r) => r.sn).sort()).toEqual(['SHR001', 'SHR002']);
     expect(inc[0]!.owner_username).toBe(owner.username);
+    expect(inc.every((r) => r.product_key === device!.productKey)).toBe(true);
 
     // The receiver sees the device, without its secret, marked with the share.
     const d = data<Record<string, unknown>>(await detail(bob.token, 'SHR001'));

@@ -27,7 +27,7 @@ export function IncomingTab({ tabs }: { tabs: ReactNode }) {
     {
       title: t('share.col.device'),
       dataIndex: 'sn',
-      render: (_: unknown, r) => <DeviceCell sn={r.sn} name={r.device_name} />,
+      render: (_: unknown, r) => <DeviceCell sn={r.sn} name={r.device_name} productKey={r.product_key} />,
     },
     { title: t('share.col.product'), dataIndex: 'product_name' },
     { title: t('share.col.owner'), dataIndex: 'owner_username' },
@@ -51,7 +51,7 @@ export function IncomingTab({ tabs }: { tabs: ReactNode }) {
       dataIndex: 'operations',
       render: (_: unknown, r) => (
         <RowActions>
-          <LinkAction to={deviceUrl(r.sn)}>{t('share.action.detail')}</LinkAction>
+          <LinkAction to={deviceUrl(r.sn, r.product_key)}>{t('share.action.detail')}</LinkAction>
           <ConfirmAction
             title={t('share.leave.confirm')}
             hint={t('share.leave.hint')}

@@ -29,7 +29,7 @@ export function OutgoingTab({ tabs }: { tabs: ReactNode }) {
     {
       title: t('share.col.device'),
       dataIndex: 'sn',
-      render: (_: unknown, r) => <DeviceCell sn={r.sn} name={r.device_name} />,
+      render: (_: unknown, r) => <DeviceCell sn={r.sn} name={r.device_name} productKey={r.product_key} />,
     },
     { title: t('share.col.product'), dataIndex: 'product_name' },
     {

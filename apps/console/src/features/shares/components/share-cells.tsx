@@ -7,19 +7,26 @@ import { RowLink } from '../../../components/row-actions';
 import type { Translate } from '../../../lib/i18n';
 import styles from './share-cells.module.css';
 
-/**
- * The detail page of a device. Share rows carry the serial number but not the product key the route's first
- * segment names; the detail page reads only the serial number, so "-" stands in for it.
- */
-export const deviceUrl = (sn: string, productKey?: string) =>
-  `/device/detail/${encodeURIComponent(productKey || '-')}/${encodeURIComponent(sn)}`;
+/** The detail page of a device (`/device/detail/:productKey/:sn`). */
+export const deviceUrl = (sn: string, productKey: string) =>
+  `/device/detail/${encodeURIComponent(productKey)}/${encodeURIComponent(sn)}`;
 
 /** A device as the share lists show it: its serial number (linked to its page) over its name. */
-export function DeviceCell({ sn, name, link = true }: { sn: string; name: string; link?: boolean }) {
+export function DeviceCell({
+  sn,
+  name,
+  productKey,
+  link = true,
+}: {
+  sn: string;
+  name: string;
+  productKey: string;
+  link?: boolean;
+}) {
   return (
     <div className={styles.stack}>
       {link ? (
-        <RowLink to={deviceUrl(sn)} className={styles.mono}>
+        <RowLink to={deviceUrl(sn, productKey)} className={styles.mono}>
           {sn}
         </RowLink>
       ) : (

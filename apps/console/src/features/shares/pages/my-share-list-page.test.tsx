@@ -1,3 +1,4 @@
+import type { IncomingShareItem, OutgoingShareItem } from '@cellhub/contract/shares';
 /**
  * My Shares against a mocked API: the three tabs show what the server answers, and revoke, leave, change and
  * revoke-link send the calls the contract names, each after its confirmation.
@@ -23,10 +24,11 @@ beforeEach(() => {
 });
 afterEach(() => vi.unstubAllGlobals());
 
-const OUTGOING = {
+const OUTGOING: OutgoingShareItem = {
   id: 7,
   sn: 'SN-OUT-1',
   device_name: 'Pump house',
+  product_key: 'dtu4g',
   product_name: 'DTU-4G',
   to_uid: 3,
   to_username: 'bob',
@@ -37,10 +39,11 @@ const OUTGOING = {
   expires_at: '2026-11-21T08:00:00.000Z',
   expired: true,
 };
-const INCOMING = {
+const INCOMING: IncomingShareItem = {
   id: 9,
   sn: 'SN-IN-1',
   device_name: 'Boiler',
+  product_key: 'dtu4g',
   product_name: 'DTU-4G',
   owner_username: 'alice',
   right: 'control',
@@ -131,7 +134,7 @@ describe('My Shares', () => {
       expect(calls.some((c) => c.method === 'DELETE' && c.path === '/api/shares/9')).toBe(true),
     );
     fireEvent.click(within(row).getByText('SN-IN-1'));
-    await waitFor(() => expect(router.state.location.pathname).toBe('/device/detail/-/SN-IN-1'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/device/detail/dtu4g/SN-IN-1'));
   });
 
   it('lists my share links with uses against the limit and revokes one', async () => {
