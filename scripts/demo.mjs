@@ -402,6 +402,60 @@ void (async () => {
   }
 })();
 
+// Shipping, sharing and the open API (docs/device-stock.md, docs/sharing.md, docs/open-api.md): the fleet is stock
+// of the admin's; three devices are shipped to the customer "alice", who shares two with "operator" to watch and one
+// to control, keeps a share link in My Shares, and holds an access key that still needs verifying (from its list,
+// by SMS or email once a channel is set up in System Settings).
+const CUSTOMER = { username: 'alice', password: 'Alice2026', nickname: '客户 Alice' };
+const OPERATOR = { username: 'operator', password: 'Operator2026', nickname: '值班员' };
+void (async () => {
+  const shared = { view: ['DEMO000004', 'DEMO000005'], control: ['DEMO000006'] };
+  const shipped = [...shared.view, ...shared.control];
+  try {
+    const admin = (await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD }))
+      .token;
+    for (const user of [CUSTOMER, OPERATOR]) {
+      const found = await api(base, 'GET', `/api/users?keyword=${user.username}`, undefined, admin);
+      if (!found.some((u) => u.username === user.username))
+        await api(base, 'POST', '/api/users', user, admin);
+    }
+    const alice = (await api(base, 'POST', '/api/auth/login', CUSTOMER)).token;
+    const mine = await api(base, 'GET', '/api/devices?keyword=DEMO00000&per_page=20', undefined, alice);
+    if (mine.length === 0) {
+      for (let i = 0; ; i++) {
+        const found = await api(base, 'GET', '/api/devices?keyword=DEMO00000&per_page=20', undefined, admin);
+        if (shipped.every((sn) => found.some((d) => d.sn === sn))) break;
+        if (i > 120 || stopping) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const body = { customer: CUSTOMER.username, sns: shipped, note: 'demo order' };
+      await api(base, 'POST', '/api/device-stock/shipments', body, admin);
+      for (const [right, sns] of Object.entries(shared))
+        await api(base, 'POST', '/api/shares', { sns, to: OPERATOR.username, right }, alice);
+      await api(
+        base,
+        'POST',
+        '/api/share-links',
+        { sns: [shared.view[0]], right: 'view', max_uses: 3 },
+        alice,
+      );
+      await api(
+        base,
+        'POST',
+        '/api/access-keys',
+        { name: 'ERP 同步', scopes: ['devices:read', 'devices:control'], ip_allow: ['127.0.0.1'] },
+        alice,
+      );
+    }
+    say(
+      `shipped ${shipped.join(', ')} to "${CUSTOMER.username}" (password ${CUSTOMER.password}), who shares them ` +
+        `with "${OPERATOR.username}" (password ${OPERATOR.password}) and holds a share link and an access key`,
+    );
+  } catch (err) {
+    say(`could not set up the shipping and sharing demo: ${err.message}`);
+  }
+})();
+
 say('');
 say(`console:  http://localhost:${PORT}   user admin   password ${PASSWORD}`);
 say(
