@@ -71,13 +71,26 @@ describe('success', () => {
     await expect(http.list('/api/devices', { current: 2, per_page: 20, keyword: '' })).resolves.toEqual({
       data: [{ id: 1 }],
       total: 41,
+      extra: {},
     });
     expect(fetchMock.mock.calls[0]![0]).toBe('/api/devices?current=2&per_page=20');
   });
 
   it('passes on total_exact: false (the total is a lower bound)', async () => {
     fetchMock.mockResolvedValueOnce(reply(200, { status: true, data: [], total: 10000, total_exact: false }));
-    await expect(http.list('/api/devices')).resolves.toEqual({ data: [], total: 10000, totalExact: false });
+    await expect(http.list('/api/devices')).resolves.toEqual({
+      data: [],
+      total: 10000,
+      totalExact: false,
+      extra: {},
+    });
+  });
+
+  it("hands on the envelope's other fields (the device list's property names)", async () => {
+    const property_defs = { pk: [{ key: 't', name: '温度', name_us: 'Temp', unit: '°C' }] };
+    fetchMock.mockResolvedValueOnce(reply(200, { status: true, data: [], total: 0, property_defs }));
+    const page = await http.list<unknown, { property_defs: typeof property_defs }>('/api/devices');
+    expect(page.extra).toEqual({ property_defs });
   });
 
   it('put and delete use their methods', async () => {
