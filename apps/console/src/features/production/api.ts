@@ -49,8 +49,10 @@ export function useTask(id: number | undefined) {
   });
 }
 
-export function useTaskDevices(id: number, params: ProducedParams) {
+/** The task's devices, once the task itself answered (a missing task says so once, on its result page). */
+export function useTaskDevices(id: number, params: ProducedParams, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: [...KEY, 'task-devices', id, params],
     queryFn: () => http.list<ProductionDeviceItem>(`/api/production/tasks/${id}/devices`, { ...params }),
     placeholderData: keepPreviousData,
@@ -161,8 +163,10 @@ export function useGroup(id: number | undefined) {
   });
 }
 
-export function useGroupDevices(id: number, params: GroupListParams) {
+/** The group's devices, once the group itself answered. */
+export function useGroupDevices(id: number, params: GroupListParams, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: [...GROUPS, 'devices', id, params],
     queryFn: () => http.list<ProductiveGroupDevice>(`/api/production/groups/${id}/devices`, { ...params }),
     placeholderData: keepPreviousData,

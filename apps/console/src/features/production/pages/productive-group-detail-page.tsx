@@ -40,7 +40,7 @@ export default function ProductiveGroupDetailPage() {
   const id = Number(useParams().id);
   const load = useGroup(isRecordId(id) ? id : undefined);
   const [params, setParams] = useState<GroupListParams>({ current: 1, per_page: 10 });
-  const devices = useGroupDevices(id, params);
+  const devices = useGroupDevices(id, params, load.data !== undefined);
   const add = useAddToGroup(id);
   const removeDevice = useRemoveFromGroup(id);
   const removeGroup = useDeleteGroup();

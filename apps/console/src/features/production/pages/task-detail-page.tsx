@@ -40,7 +40,7 @@ export default function TaskDetailPage() {
   const [editing, setEditing] = useState(false);
   const [labels, setLabels] = useState(false);
   const [params, setParams] = useState<ProducedParams>({ current: 1, per_page: 10 });
-  const devices = useTaskDevices(id, params);
+  const devices = useTaskDevices(id, params, load.data !== undefined);
 
   const state = recordState(load, {
     back: '/product/productive/task',
