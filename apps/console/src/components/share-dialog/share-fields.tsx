@@ -1,23 +1,14 @@
 /**
- * The pieces every sharing screen uses: the right as a tag, the right and expiry fields of a form (the share
- * dialog, the "change share" modal), the expiry as text, and the mark of a shared device in the device pages.
+ * The form pieces of the sharing screens: the right and expiry fields (the share dialog, the "change share" modal)
+ * and the expiry as text. The right tag and the device pages' mark live in shared-mark.tsx, which stays light
+ * (no date picker) because the device list and detail load it with their first paint.
  */
-import { DatePicker, Form, Radio, Space, Tag, Tooltip } from '@arco-design/web-react';
-import type { DeviceShareMark, ShareRight } from '@cellhub/contract/shares';
+import { DatePicker, Form, Radio, Space, Tag } from '@arco-design/web-react';
 import { formatTime } from '../../lib/format-time';
 import { useLocale } from '../../lib/i18n';
 import locale from './locale';
 
-const RIGHT_COLOR: Record<ShareRight, string> = { view: 'arcoblue', control: 'orangered' };
-
-export function ShareRightTag({ right }: { right: ShareRight }) {
-  const t = useLocale(locale);
-  return (
-    <Tag size="small" color={RIGHT_COLOR[right]} data-testid={`share-right-${right}`}>
-      {t(`shareDialog.right.${right}`)}
-    </Tag>
-  );
-}
+export { ShareRightTag } from './shared-mark';
 
 /** The right radio with what each right allows, and what neither does. */
 export function RightField({ field = 'right' }: { field?: string }) {
@@ -106,34 +97,3 @@ export function ExpiryText({ iso, expired }: { iso: string | null; expired?: boo
  * The mark of a device someone shared with the caller (device list and detail): "shared · view" and the owner,
  * the expiry in the tooltip. Nothing for the caller's own devices.
  */
-export function SharedMark({
-  share,
-  showOwner = true,
-}: {
-  share: DeviceShareMark | undefined;
-  showOwner?: boolean;
-}) {
-  const t = useLocale(locale);
-  if (!share) return null;
-  const right = t(`shareDialog.right.${share.right}`);
-  const tip = [
-    t('shareDialog.mark.owner', { owner: share.owner }),
-    share.expires_at ? t('shareDialog.mark.expires', { time: formatTime(share.expires_at) }) : null,
-  ]
-    .filter(Boolean)
-    .join(' · ');
-  return (
-    <Space size={6} style={{ whiteSpace: 'nowrap' }} data-testid="shared-mark">
-      <Tooltip content={tip}>
-        <Tag size="small" color={RIGHT_COLOR[share.right]}>
-          {t('shareDialog.mark', { right })}
-        </Tag>
-      </Tooltip>
-      {showOwner ? (
-        <span style={{ color: 'var(--color-text-3)' }}>
-          {t('shareDialog.mark.owner', { owner: share.owner })}
-        </span>
-      ) : null}
-    </Space>
-  );
-}

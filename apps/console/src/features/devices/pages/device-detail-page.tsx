@@ -3,7 +3,7 @@ import { IconRefresh, IconShareAlt } from '@arco-design/web-react/icon';
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { DeviceEvent } from '@cellhub/contract/realtime';
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
@@ -14,8 +14,8 @@ import { detailKeys, useDeviceDetail } from '../detail-api';
 import locale from '../locale/detail-index';
 import { ResultPage } from '../../../components/result-page/result-page';
 import shareLocale from '../../../components/share-dialog/locale';
-import { SharedMark } from '../../../components/share-dialog/share-fields';
-import DeviceTimelineCard from '../components/detail/device-timeline-card';
+import { SharedMark } from '../../../components/share-dialog/shared-mark';
+import { whenIdle } from '../../../lib/idle';
 
 // The other tabs load when first opened: the overview is what the page shows first (issue 13's load weight).
 const PropertiesPanel = lazy(() => import('../components/detail/properties-panel'));
@@ -23,6 +23,8 @@ const CommandsPanel = lazy(() => import('../components/detail/commands-panel'));
 const DeviceLogPanel = lazy(() => import('../components/detail/device-log-panel'));
 const ConfigPanel = lazy(() => import('../components/detail/config-panel'));
 const ShareDialog = lazy(() => import('../../../components/share-dialog/share-dialog'));
+// Below the overview: loaded (and its events read) once the browser is idle after the device shows, not before.
+const DeviceTimelineCard = lazy(() => import('../components/detail/device-timeline-card'));
 
 /** What a tab shows while its chunk downloads. */
 const panelLoading = (
@@ -45,6 +47,10 @@ export default function DeviceDetailPage() {
   const detail = useDeviceDetail(sn);
   const ts = useLocale(shareLocale);
   const [sharing, setSharing] = useState(false);
+  const [idle, setIdle] = useState(false);
+  const shown = detail.data !== undefined;
+  // The browser's first idle moment after the device is on screen.
+  useEffect(() => (shown ? whenIdle(() => setIdle(true)) : undefined), [shown]);
 
   const live = useDeviceEvents({ sns: [sn] }, (e: DeviceEvent) => {
     qc.setQueryData<DeviceDetail>(detailKeys.device(sn), (d) => (d ? applyDeviceEvent(d, e) : d));
@@ -136,7 +142,11 @@ export default function DeviceDetailPage() {
         </Tabs>
       </Card>
       {tab === 'overview' && <OverviewPanel d={d} />}
-      {tab === 'overview' && <DeviceTimelineCard sn={d.sn} />}
+      {tab === 'overview' && idle && (
+        <Suspense fallback={null}>
+          <DeviceTimelineCard sn={d.sn} />
+        </Suspense>
+      )}
       <Suspense fallback={panelLoading}>
         {tab === 'properties' && <PropertiesPanel d={d} />}
         {tab === 'commands' && <CommandsPanel d={d} readOnly={viewOnly} />}

@@ -15,7 +15,7 @@ import {
   RowLink,
 } from '../../../components/row-actions';
 import shareLocale from '../../../components/share-dialog/locale';
-import { SharedMark } from '../../../components/share-dialog/share-fields';
+import { SharedMark } from '../../../components/share-dialog/shared-mark';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
 import { useDeviceEvents } from '../../../lib/realtime';
