@@ -7,7 +7,6 @@ import {
   Input,
   InputNumber,
   Radio,
-  Space,
   Table,
   Tooltip,
   type BadgeProps,
@@ -113,7 +112,9 @@ export default function CommandsPanel({ d, readOnly = false }: { d: DeviceDetail
         : t('deviceDetail.cmd.offlineFailHint');
 
   return (
-    <Space direction="vertical" size={16} style={{ width: '100%' }}>
+    // A column with gaps, not Space: Space wraps a card that renders nothing (no command groups) in an empty item
+    // whose margin left a gap above the first card.
+    <div style={{ display: 'flex', flexDirection: 'column', gap: 16, width: '100%' }}>
       <CommandGroupsCard d={d} />
       {readOnly ? (
         <Alert type="info" content={ts('shareDialog.readonly.commands')} data-testid="command-readonly" />
@@ -266,7 +267,7 @@ export default function CommandsPanel({ d, readOnly = false }: { d: DeviceDetail
           ]}
         />
       </Card>
-    </Space>
+    </div>
   );
 }
 
