@@ -126,13 +126,12 @@ test('an owner shares a device with view right, upgrades it to control, then rev
     await expect(history).toContainText('已回复');
     expect(device.commands.map((c) => c.data)).toEqual(['0102']);
 
-    // The owner revokes; the receiver's open list loses the device when it is read again (a refresh: no event
-    // tells the list, while the server stops its live events for the device at once).
+    // The owner revokes; the receiver's open list loses the device at once, without a reload (the server tells
+    // the sockets watching it that its access changed, and the list reads itself again).
     await other.goto('/device/list');
     await expect(deviceRow(other, id!.sn)).toBeVisible();
     await confirmRowAction(page, share, '撤销');
     await expect(page.getByText('你还没有分享过设备')).toBeVisible();
-    await other.reload();
     await expect(other.getByText(id!.sn)).toHaveCount(0);
     const gone = await api('GET', `/api/devices/${id!.sn}`, undefined, receiverToken);
     expect(gone.body.code).toBe(10117);

@@ -141,6 +141,12 @@ export const otaTaskEvent = otaTaskCounts.extend({
 });
 export type OtaTaskEvent = z.infer<typeof otaTaskEvent>;
 
+/**
+ * Who may see these subscribed devices changed (a share was made, changed or ended): re-read them. Sent only to a
+ * socket whose filter names them; a device the caller may no longer see then answers 10117.
+ */
+export const wsAccessMessage = z.object({ type: z.literal('access'), sns: z.array(text()) });
+
 /** A refused message; codes come from the contract's error table (10113 bad message, 10102 not signed in). */
 export const wsErrorMessage = z.object({
   type: z.literal('error'),
@@ -155,6 +161,7 @@ export const wsServerMessage = z.discriminatedUnion('type', [
   wsEventMessage,
   wsErrorMessage,
   otaTaskEvent,
+  wsAccessMessage,
 ]);
 export type WsServerMessage = z.infer<typeof wsServerMessage>;
 export type WsEventMessage = z.infer<typeof wsEventMessage>;

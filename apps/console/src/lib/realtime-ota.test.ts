@@ -2,7 +2,7 @@ import { act, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OtaTaskEvent, WsClientMessage, WsServerMessage } from '@cellhub/contract/realtime';
 import { setToken } from './auth';
-import { RealtimeClient, type SocketLike, useOtaTaskEvents } from './realtime';
+import { RealtimeClient, type SocketLike, useDeviceAccess, useOtaTaskEvents } from './realtime';
 
 /** A WebSocket the test drives from the server's side. */
 class MockSocket implements SocketLike {
@@ -134,5 +134,32 @@ describe('ota.task messages', () => {
     unmount();
     act(() => socket.receive(otaEvent(4)));
     expect(seen).toHaveLength(3);
+  });
+});
+
+describe('access messages', () => {
+  it('reach the access listeners of the devices they name, with only those devices', async () => {
+    const changed = vi.fn();
+    const other = vi.fn();
+    const { unmount } = renderHook(() => useDeviceAccess(['A', 'B'], changed, client));
+    renderHook(() => useDeviceAccess(['C'], other, client));
+    const socket = MockSocket.last();
+    socket.accept();
+    await flush();
+    expect(socket.sent.at(-1)).toEqual({ type: 'subscribe', sns: ['A', 'B', 'C'] });
+
+    socket.receive({ type: 'access', sns: ['B', 'Z'] });
+    expect(changed).toHaveBeenCalledWith(['B']);
+    expect(other).not.toHaveBeenCalled();
+    // Device events do not reach an access listener.
+    socket.receive({
+      type: 'event',
+      event: { type: 'device.online', sn: 'A', product_key: 'pk', online: 1, at: '2025-01-01T00:00:00Z' },
+    });
+    expect(changed).toHaveBeenCalledTimes(1);
+
+    unmount();
+    socket.receive({ type: 'access', sns: ['A'] });
+    expect(changed).toHaveBeenCalledTimes(1);
   });
 });

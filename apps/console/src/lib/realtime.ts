@@ -32,6 +32,7 @@ export interface DeviceEventFilter {
 
 type Handler = (event: DeviceEvent) => void;
 type OtaHandler = (event: OtaTaskEvent) => void;
+type AccessHandler = (sns: string[]) => void;
 
 interface Subscription {
   sns: Set<string> | null;
@@ -39,6 +40,8 @@ interface Subscription {
   handler: Handler;
   /** Receives `ota.task` messages (a task's state and counts; no device filter applies to them). */
   ota?: OtaHandler;
+  /** Receives the subscribed devices whose access changed (`access`: a share made, changed or ended). */
+  access?: AccessHandler;
 }
 
 /** The part of the browser WebSocket this client uses, so tests can hand in a fake. */
@@ -114,12 +117,18 @@ export class RealtimeClient {
   };
 
   /** Starts receiving; the returned function stops. */
-  subscribe(filter: DeviceEventFilter, handler: Handler, ota?: OtaHandler): () => void {
+  subscribe(
+    filter: DeviceEventFilter,
+    handler: Handler,
+    ota?: OtaHandler,
+    access?: AccessHandler,
+  ): () => void {
     const sub: Subscription = {
       sns: filter.sns ? new Set(filter.sns) : null,
       types: filter.types ? new Set(filter.types) : null,
       handler,
       ota,
+      access,
     };
     this.subs.add(sub);
     clearTimeout(this.lingerTimer);
@@ -213,6 +222,9 @@ export class RealtimeClient {
       case 'ota.task':
         this.dispatchOta(msg);
         return;
+      case 'access':
+        this.dispatchAccess(msg.sns);
+        return;
       default:
         return;
     }
@@ -226,6 +238,19 @@ export class RealtimeClient {
         sub.handler(event);
       } catch (err) {
         // One screen's bug must not stop the others' updates.
+        console.error(err);
+      }
+    }
+  }
+
+  private dispatchAccess(sns: string[]): void {
+    for (const sub of [...this.subs]) {
+      if (!sub.access) continue;
+      const named = sub.sns ? sns.filter((sn) => sub.sns!.has(sn)) : sns;
+      if (named.length === 0) continue;
+      try {
+        sub.access(named);
+      } catch (err) {
         console.error(err);
       }
     }
@@ -404,4 +429,30 @@ export function useOtaTaskEvents(
     return client.subscribeOta((event) => handlerRef.current(event));
   }, [enabled, client]);
   return useSyncExternalStore(client.onStatus, client.status);
+}
+
+/**
+ * Calls `onChange` with the devices of `sns` whose access changed for the signed-in user (a share of them was made,
+ * changed or ended) while the component is mounted; an empty list pauses. The page re-reads them: a device the
+ * user may no longer see then answers as missing, a new right shows.
+ */
+export function useDeviceAccess(
+  sns: readonly string[],
+  onChange: AccessHandler,
+  client: RealtimeClient = realtimeClient(),
+): void {
+  const ref = useRef(onChange);
+  useEffect(() => {
+    ref.current = onChange;
+  });
+  const key = [...sns].sort().join('\n');
+  useEffect(() => {
+    if (!key) return;
+    return client.subscribe(
+      { sns: key.split('\n'), types: [] },
+      () => undefined,
+      undefined,
+      (changed) => ref.current(changed),
+    );
+  }, [key, client]);
 }

@@ -30,6 +30,12 @@ export type DomainEvent =
    */
   | { type: 'share.changed'; deviceIds: number[] }
   /**
+   * The share audience cache has re-read the shares of these devices (after `share.changed`, from any instance):
+   * the browser stream tells the sockets watching them that who may see them changed (`access`), so an open list
+   * drops a revoked device and picks up a new right without a reload.
+   */
+  | { type: 'share.reread'; sns: string[] }
+  /**
    * An OTA task was created, started, paused, cancelled or deleted (committed) on this instance: the OTA engine
    * pushes its counts (`ota.task` to browsers) and wakes the dispatchers. A deleted task's row is gone, so the
    * event carries what its last browser event needs.

@@ -69,6 +69,7 @@ export class WsHub {
   private readonly unsubscribe: () => void;
   private readonly unsubscribeTasks: () => void;
   private readonly unsubscribeSessions: () => void;
+  private readonly unsubscribeAccess: () => void;
   private readonly opts: Required<HubOptions>;
   private checking: Promise<void> | undefined;
 
@@ -88,6 +89,7 @@ export class WsHub {
       this.dispatchTask(event, audience),
     );
     this.unsubscribeSessions = deps.events.onSessionsEnded((scope) => this.endSessions(scope));
+    this.unsubscribeAccess = deps.events.on('share.reread', (e) => this.accessChanged(e.sns));
     const every = (ms: number, fn: () => void) => {
       const t = setInterval(fn, ms);
       t.unref();
@@ -176,6 +178,19 @@ export class WsHub {
       case 'auth':
         this.send(client, { type: 'error', code: 10113, message: 'already signed in' });
         return;
+    }
+  }
+
+  /**
+   * Who may see these devices changed (a share made, changed or ended): each socket that subscribed to some of them
+   * by serial number hears which, and re-reads what it shows. Sockets without a device filter are not told: they
+   * would learn serial numbers they never asked about.
+   */
+  private accessChanged(sns: readonly string[]): void {
+    for (const c of this.clients) {
+      if (!c.actor || !c.filter) continue;
+      const named = sns.filter((sn) => c.filter!.has(sn));
+      if (named.length > 0) this.send(c, { type: 'access', sns: named });
     }
   }
 
@@ -306,6 +321,7 @@ export class WsHub {
     this.unsubscribe();
     this.unsubscribeTasks();
     this.unsubscribeSessions();
+    this.unsubscribeAccess();
     for (const c of [...this.clients]) this.closeSocket(c, WS_CLOSE.goingAway, 'server shutting down');
     await this.checking;
   }

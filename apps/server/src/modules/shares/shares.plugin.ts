@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { inArray } from 'drizzle-orm';
 import fp from 'fastify-plugin';
+import { devices } from '../devices/devices.table';
 import { SHARE_NOTIFY_CHANNEL } from './shares.service';
 
 /** How often the share audience cache is read in full anyway (a NOTIFY lost while the connection was up). */
@@ -24,7 +26,13 @@ export const sharesPlugin = fp(
         return;
       }
       cache.drop(ids);
-      void cache.reloadDevices(deps.db, ids).catch(failed);
+      void cache
+        .reloadDevices(deps.db, ids)
+        .then(async () => {
+          const rows = await deps.db.select({ sn: devices.sn }).from(devices).where(inArray(devices.id, ids));
+          if (rows.length > 0) deps.events.emit({ type: 'share.reread', sns: rows.map((r) => r.sn) });
+        })
+        .catch(failed);
     };
     const stops: (() => void)[] = [deps.events.on('share.changed', (e) => changed(e.deviceIds))];
     let timer: NodeJS.Timeout | undefined;

@@ -365,6 +365,31 @@ describe('shares end with the device and reach open WebSockets', () => {
     }
   });
 
+  it('tells a socket watching a device that its access changed, and no socket that did not ask', async () => {
+    const gina = await t.createUser();
+    await share(owner.token, { sns: ['SHR002'], to: gina.username, right: 'view' });
+    await until(() => t.app.deps.caches.shares.grantsOf('SHR002').some((g) => g.uid === gina.uid));
+    const watching = await signedIn(gina.token);
+    const everything = await signedIn(gina.token);
+    try {
+      watching.send({ type: 'subscribe', sns: ['SHR002', 'SHRNONE'] });
+      await watching.next('subscribed');
+      const id = await shareIdOf('SHR002', gina.uid);
+      expect(code(await t.inject({ method: 'DELETE', url: `/api/shares/${id}`, token: owner.token }))).toBe(
+        0,
+      );
+      const told = await watching.next('access', (m) => m.sns.includes('SHR002'));
+      expect(told.sns).toEqual(['SHR002']);
+      // The socket without a filter hears nothing of it (the ping's pong is the sentinel that it would have).
+      everything.send({ type: 'ping', id: 7 });
+      await everything.next('pong');
+      expect(everything.messages.filter((m) => m.type === 'access')).toEqual([]);
+    } finally {
+      watching.close();
+      everything.close();
+    }
+  });
+
   it('stops delivering once the share expires, without any event', async () => {
     const fred = await t.createUser();
     await createDevices(t, fred.token, ['SHRFRED']);

@@ -7,7 +7,7 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
-import { useDeviceEvents } from '../../../lib/realtime';
+import { useDeviceAccess, useDeviceEvents } from '../../../lib/realtime';
 import { applyDeviceEvent } from '../components/detail/live-merge';
 import OverviewPanel, { OnlineBadge } from '../components/detail/overview-panel';
 import { detailKeys, useDeviceDetail } from '../detail-api';
@@ -58,6 +58,8 @@ export default function DeviceDetailPage() {
     if (e.type === 'device.config') void qc.invalidateQueries({ queryKey: detailKeys.config(sn) });
     if (e.type !== 'device.properties') void qc.invalidateQueries({ queryKey: detailKeys.logs(sn) });
   });
+  // A share of this device was made, changed or ended: read it again (revoked: the not-found page; a new right shows).
+  useDeviceAccess([sn], () => void qc.invalidateQueries({ queryKey: detailKeys.device(sn) }));
 
   if (detail.isError)
     return (

@@ -18,9 +18,10 @@ import shareLocale from '../../../components/share-dialog/locale';
 import { SharedMark } from '../../../components/share-dialog/shared-mark';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
-import { useDeviceEvents } from '../../../lib/realtime';
+import { useDeviceAccess, useDeviceEvents } from '../../../lib/realtime';
 import { useRole } from '../../../lib/user';
 import {
+  DEVICES_KEY,
   deviceListKey,
   useDeleteDevice,
   useDeviceList,
@@ -74,6 +75,8 @@ export default function DeviceListPage() {
   const live = useDeviceEvents(sns.length ? { sns, types: LIVE_TYPES } : null, (e: DeviceEvent) => {
     queryClient.setQueryData(deviceListKey(params), (old: typeof data) => applyDeviceEvent(old, e));
   });
+  // A share of a listed device was made, changed or ended: read the page again (a revoked device leaves it).
+  useDeviceAccess(sns, () => void queryClient.invalidateQueries({ queryKey: DEVICES_KEY }));
 
   const available = DEVICE_COLUMNS.filter((c) => isAdmin || !ADMIN_COLUMNS.includes(c));
   const visible = shown.filter((c) => available.includes(c));
