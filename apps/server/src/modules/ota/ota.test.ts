@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   OTA_ALLOWED_ACTIONS,
@@ -424,6 +424,15 @@ describe('download', () => {
     const task = await createTask(t, a.token, { ...base([sn]), policy });
     await act(t, a.token, task.id, 'start');
     const cmd = await eventually(async () => dev.commands[0]);
+    // The device can have the message before the engine marks it sent (`sent_at`, what reply timeouts count
+    // from): wait for the mark, or a test that moves the clock on would date the send after the move.
+    await eventually(async () => {
+      const [row] = await t.app.deps.db
+        .select({ sentAt: otaDevices.sentAt })
+        .from(otaDevices)
+        .where(and(eq(otaDevices.taskId, task.id), eq(otaDevices.sn, sn)));
+      return row?.sentAt ? true : undefined;
+    });
     return { dev, task, cmd, path: new URL(cmd.url).pathname };
   }
 
