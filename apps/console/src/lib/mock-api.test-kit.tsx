@@ -1,7 +1,6 @@
 /**
  * Page tests' API and render, for any feature: `answer` maps `METHOD /path` (no query) to the `data` of an OK
- * envelope, a function of the parsed body, or a refusal; every call is recorded. Test support only (the access-key
- * pages' kit is the same and can move onto this one).
+ * envelope, a function of the parsed body, or a refusal; every call is recorded. Test support only.
  */
 import { render } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

@@ -2,7 +2,8 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import zhCN from '../locale/zh-CN';
 import AccessKeyDetailPage from './access-key-detail-page';
-import { KEY, ME, mockApi, renderPage } from './mock-api.test-kit';
+import { mockApi, renderPage } from '../../../lib/mock-api.test-kit';
+import { KEY, ME } from './key-fixtures.test-kit';
 
 // ECharts draws on a canvas jsdom does not have; the chart's option is tested in usage-option.test.ts.
 vi.mock('../../../components/chart/chart', () => ({
