@@ -17,6 +17,8 @@ const runUnit = !args.has('--e2e');
 const runE2e = !args.has('--unit');
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// Names of the failed tests, printed again just above the summary so the tail of a CI log says what failed.
+const failedNames = [];
 let broken = false;
 
 function run(cmd, cmdArgs, extraEnv = {}) {
@@ -51,6 +53,13 @@ if (runUnit) {
     totals.passed += report.numPassedTests ?? 0;
     totals.failed += report.numFailedTests ?? 0;
     totals.skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+    for (const suite of report.testResults ?? []) {
+      const file = String(suite.name ?? '').replace(`${root}/`, '');
+      const failedHere = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+      for (const t of failedHere) failedNames.push(`vitest ${file} › ${t.fullName ?? t.title}`);
+      if (failedHere.length === 0 && suite.status === 'failed')
+        failedNames.push(`vitest ${file} (failed to load)`);
+    }
     // A file that fails to load counts no test but must not pass silently.
     if (code !== 0 && (report.numFailedTests ?? 0) === 0) {
       console.error(`vitest exited with ${code} (a suite failed to load)`);
@@ -80,11 +89,25 @@ if (runE2e) {
       totals.failed += s.unexpected ?? 0;
       totals.skipped += s.skipped ?? 0;
       if (code !== 0 && (s.unexpected ?? 0) === 0) totals.failed += 1;
+      const walk = (suite, trail) => {
+        for (const spec of suite.specs ?? []) {
+          for (const t of spec.tests ?? []) {
+            if (t.status === 'unexpected')
+              failedNames.push(`playwright ${[...trail, spec.title].join(' › ')}`);
+          }
+        }
+        for (const child of suite.suites ?? []) walk(child, [...trail, child.title]);
+      };
+      for (const suite of report.suites ?? []) walk(suite, [suite.title]);
     }
   }
 }
 
 if (broken) totals.failed += 1;
+if (failedNames.length > 0) {
+  console.log(`\nfailed (${failedNames.length}):`);
+  for (const name of failedNames) console.log(`  ${name}`);
+}
 const line =
   `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '');
 console.log(`\n${line}`);
