@@ -1,3 +1,4 @@
+import { inArray } from 'drizzle-orm';
 import type { IPublishPacket } from 'mqtt-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
@@ -12,6 +13,7 @@ import { downTopic, upTopic } from '@cellhub/contract/protocol';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { createDevices, eventually, type TestDevice } from '../../test/gateway-test-kit';
 import { RawDevice } from '../../test/raw-device';
+import { deviceCommands } from '../commands/commands.table';
 
 let t: TestApp;
 let admin: string;
@@ -388,5 +390,56 @@ describe('sending a predefined command', () => {
     );
     const res = await send({}, owner.token, c.id, off!.sn);
     expect(errorOf(res).code).toBe(20401);
+  });
+
+  it("queued for an offline device, goes out later with the command's own reply timeout", async () => {
+    const [off] = await createDevices(t, owner.token, ['CG-LATER'], { name: 'Later DTU' });
+    const g = await makeGroup(off!.productKey, 'Later');
+    const slow = data<GroupCommandItem>(
+      await addCommand(g.id, { name: 'Slow', type: 'string', data: 'SLOW', params: [], timeout_s: 7 }),
+    );
+    const quick = data<GroupCommandItem>(
+      await addCommand(g.id, { name: 'Quick', type: 'string', data: 'QUICK', params: [], timeout_s: 250 }),
+    );
+    const queued: CommandItem[] = [];
+    for (const c of [slow, quick]) {
+      const res = await t.inject({
+        method: 'POST',
+        url: `/api/devices/${off!.sn}/command-groups/commands/${c.id}/send`,
+        token: owner.token,
+        payload: { params: {}, offline: 'queue', ttl_seconds: 3600 },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      queued.push(data<CommandItem>(res));
+    }
+    expect(queued.map((c) => c.status)).toEqual(['pending', 'pending']);
+    // The device connects later; the queue is delivered when it subscribes.
+    const later = await RawDevice.connect({ mqttPort: t.app.broker.port! }, 'tcp', 4, off!);
+    raws.push(later);
+    await later.connack();
+    later.send({
+      cmd: 'subscribe',
+      messageId: 1,
+      subscriptions: [{ topic: `dev/${off!.productKey}/${off!.sn}/down/#`, qos: 1 }],
+    });
+    await later.next('suback');
+    const rows = await eventually(async () => {
+      const got = await t.app.deps.db
+        .select()
+        .from(deviceCommands)
+        .where(
+          inArray(
+            deviceCommands.id,
+            queued.map((c) => c.id),
+          ),
+        );
+      return got.length === 2 && got.every((r) => r.status === 'sent') ? got : undefined;
+    });
+    const windowOf = (id: string) => {
+      const r = rows.find((x) => x.id === id)!;
+      return r.timeoutat.getTime() - r.sentat.getTime();
+    };
+    expect(windowOf(queued[0]!.id)).toBe(7_000);
+    expect(windowOf(queued[1]!.id)).toBe(250_000);
   });
 });

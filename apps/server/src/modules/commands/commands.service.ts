@@ -7,6 +7,7 @@ import {
   type CommandItem,
   type CommandStatus,
 } from '@cellhub/contract/devices';
+import { COMMAND_TIMEOUT_S_MAX } from '@cellhub/contract/command-groups';
 import { type CmdReplyUp, HEX_RULE } from '@cellhub/contract/protocol';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
@@ -19,6 +20,8 @@ import { type DeviceCommandRow, deviceCommands } from './commands.table';
 
 /** A command without a reply after this long is marked `timeout`. */
 export const COMMAND_TIMEOUT_MS = 30_000;
+/** The longest reply window a queued command keeps (a predefined command's `timeout_s` is at most this). */
+export const COMMAND_TIMEOUT_MAX_MS = COMMAND_TIMEOUT_S_MAX * 1000;
 /** Queued commands one expiry pass marks at most (the pass repeats while it finds this many). */
 export const EXPIRE_BATCH = 1000;
 
@@ -172,8 +175,9 @@ async function queueCommand(
         sentat: now,
         queuedat: now,
         expiresat,
-        // Not read while pending; set again when it is sent.
-        timeoutat: expiresat,
+        // While pending, timeoutat - queuedat is the reply window it gets once sent (a predefined command's own
+        // timeout); deliverQueuedCommands moves it to the send time.
+        timeoutat: new Date(now.getTime() + (opts.timeoutMs ?? COMMAND_TIMEOUT_MS)),
         commandRef: opts.ref ?? null,
       })
       .returning();
@@ -208,6 +212,15 @@ async function queueCommand(
 }
 
 /**
+ * When a queued command sent at `now` times out: its reply window (timeoutat - queuedat while pending), at most
+ * COMMAND_TIMEOUT_MAX_MS, so a row queued before the window was stored (timeoutat = expiresat) gets a sane one.
+ */
+function replyDeadline(now: Date) {
+  const window = sql`LEAST(${deviceCommands.timeoutat} - ${deviceCommands.queuedat}, make_interval(secs => ${COMMAND_TIMEOUT_MAX_MS / 1000}))`;
+  return sql`${now.toISOString()}::timestamptz + ${window}`;
+}
+
+/**
  * Sends the device's pending commands that have not expired, oldest first; returns how many went out. Call it when
  * the device can receive commands (after it subscribed). The claim (pending -> sent) commits before anything is
  * published, under row locks that a second caller, in this process or another instance, waits for and then finds
@@ -233,7 +246,7 @@ export async function deliverQueuedCommands(deps: Deps, device: DeviceRef): Prom
     if (due.length === 0) return [];
     return tx
       .update(deviceCommands)
-      .set({ status: 'sent', sentat: now, timeoutat: new Date(now.getTime() + COMMAND_TIMEOUT_MS) })
+      .set({ status: 'sent', sentat: now, timeoutat: replyDeadline(now) })
       .where(
         and(
           inArray(
@@ -264,7 +277,8 @@ export async function deliverQueuedCommands(deps: Deps, device: DeviceRef): Prom
       .set({
         status: 'pending',
         sentat: sql`${deviceCommands.queuedat}`,
-        timeoutat: sql`${deviceCommands.expiresat}`,
+        // Keeps the reply window: claimed, timeoutat - sentat was it.
+        timeoutat: sql`${deviceCommands.queuedat} + (${deviceCommands.timeoutat} - ${deviceCommands.sentat})`,
       })
       .where(
         and(

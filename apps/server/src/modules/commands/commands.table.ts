@@ -24,6 +24,7 @@ export const deviceCommands = pgTable(
     /** When it went out; while it waits, when it was queued. */
     sentat: tstz('sentat').notNull(),
     repliedat: tstz('repliedat'),
+    /** No reply by then: `timeout`. While pending, timeoutat - queuedat is the reply window it gets once sent. */
     timeoutat: tstz('timeoutat').notNull(),
     /** Queued for an offline device at; null when sent at once. */
     queuedat: tstz('queuedat'),
