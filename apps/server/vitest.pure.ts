@@ -28,6 +28,7 @@ export const pureTests = [
   'src/modules/notify/http.test.ts',
   'src/modules/notify/sms-signatures.test.ts',
   'src/modules/ota/ota-transitions.test.ts',
+  'src/modules/scripts/sandbox.test.ts',
   'src/modules/platforms/platform-signatures.test.ts',
   'src/modules/sim/providers/one-nce.adapter.test.ts',
   'src/modules/sim/providers/onelink.adapter.test.ts',
