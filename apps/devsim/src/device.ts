@@ -1,5 +1,6 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { HEX_RULE, parseTopic, topicPrefix, type UpKind, upTopic } from '@cellhub/contract/protocol';
+import type { ModbusBus } from './modbus';
 import { hmacPassword } from './protocol';
 
 export interface DeviceIdentity {
@@ -69,6 +70,11 @@ export interface DeviceOptions {
   stats?: DeviceStats;
   /** Extra downlink kinds, or replacements for the built-in `cmd` and `config` behaviour. */
   handlers?: Partial<Record<string, DownlinkHandler>>;
+  /**
+   * Modbus RTU slaves on the DTU's serial port (transparent mode): frames arriving on `P/down/raw` go to the
+   * bus and the slaves' answers leave on `P/up/raw` (see ./modbus.ts).
+   */
+  modbus?: ModbusBus;
   /** Called when the connection closes; `planned` is false when the device did not ask for it. */
   onClose?: (device: VirtualDevice, planned: boolean) => void;
 }
@@ -201,6 +207,11 @@ export class VirtualDevice {
     }
   }
 
+  /** Publishes bytes as they are (`P/up/raw` in transparent mode) with QoS 1. */
+  async publishBytes(kind: UpKind, bytes: Uint8Array): Promise<void> {
+    await this.publishRaw(upTopic(this.identity.product_key, this.identity.sn, kind), Buffer.from(bytes), 1);
+  }
+
   /** One telemetry report; while offline (with `bufferOffline`) the reading is kept for the next connect. */
   async report(params: PropertyParams = this.opts.properties?.() ?? {}): Promise<void> {
     if (!this.connected) {
@@ -253,6 +264,12 @@ export class VirtualDevice {
     const parsed = parseTopic(topic);
     if (!parsed || parsed.direction !== 'down') return;
     const { kind } = parsed;
+    if (kind === 'raw' && this.opts.modbus && !this.opts.handlers?.raw) {
+      this.opts.modbus
+        .receive(new Uint8Array(payload), (frame) => this.publishBytes('raw', frame))
+        .catch(() => undefined);
+      return;
+    }
     let body: Record<string, unknown>;
     try {
       const json: unknown = JSON.parse(payload.toString('utf8'));
