@@ -15,7 +15,7 @@ import { useLocale } from '../lib/i18n';
 import styles from './list-search-bar.module.css';
 
 /** How much of the grid row a filter cell takes unless it says otherwise: a third, or half with `grid="half"`. */
-const CellSpan = createContext(8);
+export const CellSpan = createContext(8);
 
 /**
  * The filter row of an Arco Pro search table: the page's filter form on the left, then a vertical divider and

@@ -6,7 +6,6 @@ import type {
   GroupCommandBody,
   GroupCommandItem,
 } from '@cellhub/contract/command-groups';
-import type { ProductItem } from '@cellhub/contract/products';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
@@ -33,15 +32,6 @@ export function useCommandGroup(id: number | undefined) {
     // Silent: a missing record is told by the page's result page, not a toast on top of it.
     queryFn: () => http.get<CommandGroupDetail>(`/api/command-groups/${id}`, { silent: true }),
     enabled: id !== undefined,
-  });
-}
-
-/** Products to pick from (admins see every product); the first 100 by name are plenty for a picker. */
-export function useProductOptions() {
-  return useQuery({
-    queryKey: [...KEY, 'products'],
-    queryFn: () => http.list<ProductItem>('/api/products', { current: 1, per_page: 100 }),
-    staleTime: 60_000,
   });
 }
 

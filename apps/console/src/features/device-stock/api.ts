@@ -10,7 +10,6 @@ import type {
   StockRangeResult,
 } from '@cellhub/contract/device-stock';
 import type { DeviceCreateBody, DeviceCreateLine, DeviceImportResult } from '@cellhub/contract/devices';
-import type { ProductItem } from '@cellhub/contract/products';
 import type {
   ProductionTaskItem,
   ProductiveGroupDevice,
@@ -56,15 +55,6 @@ export const exportStock = (params: Omit<StockParams, 'current' | 'per_page'>) =
   ).toString();
   return downloadFile(`/api/device-stock/export${q ? `?${q}` : ''}`, 'device-stock.csv');
 };
-
-export function useProductOptions() {
-  return useQuery({
-    queryKey: ['products', 'options'],
-    queryFn: () => http.list<ProductItem>('/api/products', { per_page: 100 }),
-    staleTime: 60_000,
-    select: (res) => res.data.map((p) => ({ label: p.name, value: p.product_key })),
-  });
-}
 
 export function useTaskOptions() {
   return useQuery({

@@ -7,7 +7,6 @@ import type {
   DeviceListEnvelope,
   DeviceListItem,
 } from '@cellhub/contract/devices';
-import type { ProductItem } from '@cellhub/contract/products';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http, type ListResult } from '../../lib/request';
 
@@ -34,16 +33,6 @@ export function useDeviceList(params: DeviceListParams) {
     queryKey: deviceListKey(params),
     queryFn: () => http.list<DeviceListItem, DeviceListExtra>('/api/devices', { ...params }),
     placeholderData: keepPreviousData,
-  });
-}
-
-/** Products for the filter and the create form; a console user rarely has more than a page of them. */
-export function useProductOptions() {
-  return useQuery({
-    queryKey: ['products', 'options'],
-    queryFn: () => http.list<ProductItem>('/api/products', { per_page: 100 }),
-    staleTime: 60_000,
-    select: (res) => res.data.map((p) => ({ label: p.name, value: p.product_key })),
   });
 }
 

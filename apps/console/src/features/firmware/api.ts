@@ -6,7 +6,6 @@ import type {
   FirmwareVersionImportBody,
   FirmwareVersionUpdateBody,
 } from '@cellhub/contract/firmware';
-import type { ProductItem } from '@cellhub/contract/products';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
@@ -56,15 +55,6 @@ export function useFirmwareVersion(id: number, versionId: number | undefined) {
     queryKey: [...KEY, 'version', id, versionId],
     queryFn: () => http.get<FirmwareVersion>(`/api/firmware/${id}/versions/${versionId}`, { silent: true }),
     enabled: !!versionId,
-  });
-}
-
-/** Products to choose from (admins see every product); `keyword` narrows by name or ProductKey. */
-export function useProductOptions(keyword: string) {
-  return useQuery({
-    queryKey: ['products', 'list', { current: 1, per_page: 50, keyword }],
-    queryFn: () => http.list<ProductItem>('/api/products', { current: 1, per_page: 50, keyword }),
-    placeholderData: keepPreviousData,
   });
 }
 

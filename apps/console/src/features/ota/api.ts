@@ -10,7 +10,6 @@ import type {
   OtaTaskPreviewBody,
   OtaTaskStatus,
 } from '@cellhub/contract/ota';
-import type { ProductItem } from '@cellhub/contract/products';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
@@ -100,16 +99,6 @@ export function useTaskAction() {
         action === 'delete' ? undefined : qc.invalidateQueries({ queryKey: deviceLogKey(id) }),
       ]);
     },
-  });
-}
-
-/** Products for the filter and the create form (a console user rarely has more than a page of them). */
-export function useProductOptions() {
-  return useQuery({
-    queryKey: ['products', 'options'],
-    queryFn: () => http.list<ProductItem>('/api/products', { per_page: 100 }),
-    staleTime: 60_000,
-    select: (res) => res.data.map((p) => ({ label: p.name, value: p.product_key })),
   });
 }
 

@@ -1,4 +1,3 @@
-import type { ProductItem } from '@cellhub/contract/products';
 import type { ProductFeatureBody, ProductFeatureItem } from '@cellhub/contract/product-features';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
@@ -24,15 +23,6 @@ export function useFeature(id: number | undefined) {
     queryKey: [...KEY, 'one', id],
     queryFn: () => http.get<ProductFeatureItem>(`/api/product-features/${id}`, { silent: true }),
     enabled: id !== undefined,
-  });
-}
-
-/** Products to assign (admins see every product); the first 100 are plenty for a picker. */
-export function useFeatureProducts() {
-  return useQuery({
-    queryKey: [...KEY, 'products'],
-    queryFn: () => http.list<ProductItem>('/api/products', { current: 1, per_page: 100 }),
-    staleTime: 60_000,
   });
 }
 

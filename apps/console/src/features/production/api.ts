@@ -1,5 +1,4 @@
 import type { HwGroupItem } from '@cellhub/contract/hardware';
-import type { ProductItem } from '@cellhub/contract/products';
 import type { UsableFirmwareVersion } from '@cellhub/contract/firmware';
 import type {
   ProductiveGroupAddLine,
@@ -106,16 +105,7 @@ export function useDeleteTask() {
   });
 }
 
-/** Options of the task form: products, hardware groups, and the chosen product's firmware versions. */
-export function useProductOptions() {
-  return useQuery({
-    queryKey: ['products', 'options'],
-    queryFn: () => http.list<ProductItem>('/api/products', { per_page: 100 }),
-    staleTime: 60_000,
-    select: (res) => res.data.map((p) => ({ label: p.name, value: p.product_key })),
-  });
-}
-
+/** Options of the task form (products come from components/product-select): hardware groups, firmware versions. */
 export function useHwGroupOptions() {
   return useQuery({
     queryKey: ['hw', 'groups', 'options'],

@@ -1,19 +1,9 @@
-import type { ProductItem } from '@cellhub/contract/products';
 import type { ThingModel, ThingModelBody, ThingModelDiff } from '@cellhub/contract/thing-model';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
 const KEY = ['thing-model'] as const;
 const enc = encodeURIComponent;
-
-/** Products to pick from (admins see every product); the first 100 are plenty for a picker. */
-export function useModelProducts() {
-  return useQuery({
-    queryKey: [...KEY, 'products'],
-    queryFn: () => http.list<ProductItem>('/api/products', { current: 1, per_page: 100 }),
-    staleTime: 60_000,
-  });
-}
 
 export function useThingModel(productKey: string | undefined) {
   return useQuery({

@@ -1,12 +1,13 @@
-import { Button, Card, Form, Input, Message, Select, Space } from '@arco-design/web-react';
+import { Button, Card, Form, Input, Message, Space } from '@arco-design/web-react';
 import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
+import ProductSelect from '../../../components/product-select';
 import { isRecordId, recordState } from '../../../components/result-page/result-page';
 import { showFieldErrors } from '../../../components/form-states';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
-import { useCommandGroup, useProductOptions, useSaveCommandGroup } from '../api';
+import { useCommandGroup, useSaveCommandGroup } from '../api';
 import locale from '../locale';
 
 interface Values {
@@ -22,7 +23,6 @@ export default function CommandGroupEditPage() {
   const params = useParams();
   const id = params.id ? Number(params.id) : undefined;
   const load = useCommandGroup(id !== undefined && isRecordId(id) ? id : undefined);
-  const products = useProductOptions();
   const save = useSaveCommandGroup();
   const [form] = Form.useForm<Values>();
   const current = load.data;
@@ -80,15 +80,10 @@ export default function CommandGroupEditPage() {
             extra={id === undefined ? undefined : t('cmdGroup.form.product.fixed')}
             rules={[{ required: true, message: t('cmdGroup.form.product.required') }]}
           >
-            <Select
-              showSearch
+            <ProductSelect
               disabled={id !== undefined}
-              loading={products.isLoading}
               data-testid="cg-product"
-              options={(products.data?.data ?? []).map((p) => ({
-                label: `${p.name} (${p.product_key})`,
-                value: p.product_key,
-              }))}
+              known={current ? [{ product_key: current.product_key, name: current.product_name }] : undefined}
             />
           </Form.Item>
           <Form.Item

@@ -1,16 +1,12 @@
 import type { CommandGroupItem } from '@cellhub/contract/command-groups';
-import { Form, Input, Select, type TableColumnProps } from '@arco-design/web-react';
+import { Form, Input, type TableColumnProps } from '@arco-design/web-react';
 import { ListPage, useKeywordList } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
+import ProductSelect from '../../../components/product-select';
 import { EditDeleteActions, LinkAction, RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import {
-  type CommandGroupListParams,
-  useCommandGroupList,
-  useDeleteCommandGroup,
-  useProductOptions,
-} from '../api';
+import { type CommandGroupListParams, useCommandGroupList, useDeleteCommandGroup } from '../api';
 import locale from '../locale';
 
 /** /product/command_group — every product's command groups (admin). */
@@ -21,7 +17,6 @@ export default function CommandGroupListPage() {
     { keyword?: string; product_key?: string }
   >();
   const query = useCommandGroupList(params);
-  const products = useProductOptions();
   const remove = useDeleteCommandGroup();
 
   const columns: TableColumnProps<CommandGroupItem>[] = [
@@ -67,13 +62,11 @@ export default function CommandGroupListPage() {
       search={
         <ListSearchBar form={form} layout="inline" onSearch={search}>
           <Form.Item label={t('cmdGroup.product')} field="product_key">
-            <Select
+            <ProductSelect
               allowClear
-              showSearch
+              labels="name"
               placeholder={t('cmdGroup.product.placeholder')}
               style={{ width: 220 }}
-              loading={products.isLoading}
-              options={(products.data?.data ?? []).map((p) => ({ label: p.name, value: p.product_key }))}
             />
           </Form.Item>
           <Form.Item label={t('cmdGroup.keyword')} field="keyword">

@@ -9,7 +9,6 @@ import {
   Grid,
   Input,
   InputNumber,
-  Select,
   Tabs,
   Typography,
   Upload,
@@ -19,8 +18,9 @@ import { IconUpload } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { ResultTable, type ResultLine } from '../../../components/device-lines/result-table';
 import { PageContainer } from '../../../components/page-container';
+import ProductSelect from '../../../components/product-select';
 import { useLocale, type Translate } from '../../../lib/i18n';
-import { useCreateRange, useCreateSns, useImportStock, useProductOptions } from '../api';
+import { useCreateRange, useCreateSns, useImportStock } from '../api';
 import locale from '../locale';
 import styles from './stock-pages.module.css';
 
@@ -30,16 +30,16 @@ const snLines = (text: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function ProductSelect(props: { t: Translate; value?: string; onChange?: (v: string) => void }) {
-  const products = useProductOptions();
+function ProductField(props: {
+  t: Translate;
+  value?: string;
+  onChange?: (v: string | string[] | undefined) => void;
+}) {
   return (
-    <Select
+    <ProductSelect
       value={props.value}
       onChange={props.onChange}
       placeholder={props.t('stock.create.product.placeholder')}
-      showSearch
-      loading={products.isLoading}
-      options={products.data ?? []}
     />
   );
 }
@@ -50,7 +50,7 @@ const productItem = (t: Translate) => (
     field="product_key"
     rules={[{ required: true, message: t('stock.create.product.required') }]}
   >
-    <ProductSelect t={t} />
+    <ProductField t={t} />
   </Form.Item>
 );
 

@@ -5,16 +5,10 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, filterParams, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { ProductFilter } from '../../../components/product-select';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import {
-  exportStock,
-  useGroupOptions,
-  useProductOptions,
-  useStock,
-  useTaskOptions,
-  type StockParams,
-} from '../api';
+import { exportStock, useGroupOptions, useStock, useTaskOptions, type StockParams } from '../api';
 import locale from '../locale';
 import styles from './stock-pages.module.css';
 
@@ -41,7 +35,6 @@ export default function StockListPage() {
   const navigate = useNavigate();
   const { form, params, setParams, search } = useKeywordList<StockParams, Filters>(undefined, toParams);
   const query = useStock(params);
-  const products = useProductOptions();
   const tasks = useTaskOptions();
   const groups = useGroupOptions();
   const [exporting, setExporting] = useState(false);
@@ -82,14 +75,7 @@ export default function StockListPage() {
             placeholder={t('stock.filter.keyword.placeholder')}
             onSearch={search}
           />
-          <ChoiceFilter
-            label={t('stock.col.product')}
-            field="product_key"
-            placeholder={t('stock.filter.all')}
-            options={products.data ?? []}
-            loading={products.isLoading}
-            searchable
-          />
+          <ProductFilter label={t('stock.col.product')} placeholder={t('stock.filter.all')} />
           <ChoiceFilter
             label={t('stock.col.task')}
             field="task_id"

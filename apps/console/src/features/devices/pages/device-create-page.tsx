@@ -6,7 +6,6 @@ import {
   Checkbox,
   Form,
   Input,
-  Select,
   Space,
   Tabs,
   Typography,
@@ -16,8 +15,9 @@ import type { UploadItem } from '@arco-design/web-react/es/Upload';
 import { IconDownload, IconUpload } from '@arco-design/web-react/icon';
 import { useState } from 'react';
 import { PageContainer } from '../../../components/page-container';
+import ProductSelect from '../../../components/product-select';
 import { useLocale, type Translate } from '../../../lib/i18n';
-import { useCreateDevices, useImportDevices, useProductOptions } from '../api';
+import { useCreateDevices, useImportDevices } from '../api';
 import { ResultTable, type ResultLine } from '../../../components/device-lines/result-table';
 import { download, TEMPLATE_CSV } from '../export-devices';
 import { badSnLines } from '../line-reason';
@@ -30,16 +30,16 @@ const snLines = (text: string | undefined) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function ProductSelect(props: { t: Translate; value?: string; onChange?: (v: string) => void }) {
-  const products = useProductOptions();
+function ProductField(props: {
+  t: Translate;
+  value?: string;
+  onChange?: (v: string | string[] | undefined) => void;
+}) {
   return (
-    <Select
+    <ProductSelect
       value={props.value}
       onChange={props.onChange}
       placeholder={props.t('device.create.product.placeholder')}
-      showSearch
-      loading={products.isLoading}
-      options={products.data ?? []}
     />
   );
 }
@@ -74,7 +74,7 @@ function BySnForm({ t }: { t: Translate }) {
           field="product_key"
           rules={[{ required: true, message: t('device.create.product.required') }]}
         >
-          <ProductSelect t={t} />
+          <ProductField t={t} />
         </Form.Item>
         <Form.Item
           label={t('device.create.sn')}
@@ -165,7 +165,7 @@ function ImportForm({ t }: { t: Translate }) {
           field="product_key"
           rules={[{ required: true, message: t('device.create.product.required') }]}
         >
-          <ProductSelect t={t} />
+          <ProductField t={t} />
         </Form.Item>
         <Form.Item
           label={t('device.import.file')}

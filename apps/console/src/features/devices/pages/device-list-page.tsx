@@ -7,6 +7,7 @@ import { lazy, Suspense, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { ProductFilter } from '../../../components/product-select';
 import {
   ButtonAction,
   ConfirmAction,
@@ -25,7 +26,6 @@ import {
   deviceListKey,
   useDeleteDevice,
   useDeviceList,
-  useProductOptions,
   useUnbindDevice,
   type DeviceFilter,
   type DeviceListParams,
@@ -59,7 +59,6 @@ export default function DeviceListPage() {
   const { form, params, setParams, search } = useKeywordList<DeviceListParams, DeviceFilter>();
   const query = useDeviceList(params);
   const { data } = query;
-  const products = useProductOptions();
   const unbind = useUnbindDevice();
   const remove = useDeleteDevice();
   const queryClient = useQueryClient();
@@ -202,14 +201,7 @@ export default function DeviceListPage() {
             placeholder={t('device.filter.keyword.placeholder')}
             onSearch={search}
           />
-          <ChoiceFilter
-            label={t('device.filter.product')}
-            field="product_key"
-            placeholder={t('device.filter.all')}
-            options={products.data ?? []}
-            loading={products.isLoading}
-            searchable
-          />
+          <ProductFilter label={t('device.filter.product')} placeholder={t('device.filter.all')} />
           <ChoiceFilter
             label={t('device.filter.online')}
             field="online"

@@ -8,7 +8,7 @@ import { ApiError } from '../../../lib/request';
 import { useFirmware, useSaveFirmware } from '../api';
 import locale from '../locale';
 import styles from '../pages/firmware.module.css';
-import ProductSelect from './product-select';
+import ProductSelect from '../../../components/product-select';
 import { recordState, isRecordId } from '../../../components/result-page/result-page';
 
 const { Row, Col } = Grid;
@@ -106,7 +106,11 @@ export default function FirmwareForm({ id }: { id?: number }) {
                 <ProductSelect
                   placeholder={t('firmware.field.product.placeholder')}
                   disabled={productLocked}
-                  current={existing.data}
+                  known={
+                    existing.data
+                      ? [{ product_key: existing.data.product_key, name: existing.data.product_name }]
+                      : undefined
+                  }
                 />
               </Form.Item>
             </Col>

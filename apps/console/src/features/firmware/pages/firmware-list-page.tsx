@@ -7,7 +7,7 @@ import { EditDeleteActions, LinkAction, RowLink } from '../../../components/row-
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { type FirmwareListParams, useDeleteFirmware, useFirmwareList } from '../api';
-import ProductSelect from '../components/product-select';
+import ProductSelect from '../../../components/product-select';
 import locale from '../locale';
 import styles from './firmware.module.css';
 

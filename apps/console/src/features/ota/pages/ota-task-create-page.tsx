@@ -26,9 +26,10 @@ import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import DevicePicker from '../../../components/device-picker';
 import { PageContainer } from '../../../components/page-container';
+import ProductSelect from '../../../components/product-select';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, type Translate } from '../../../lib/i18n';
-import { useCreateTask, usePreview, useProductOptions, useUsableVersions } from '../api';
+import { useCreateTask, usePreview, useUsableVersions } from '../api';
 import {
   buildCreateBody,
   FORM_DEFAULTS,
@@ -81,7 +82,7 @@ export default function OtaTaskCreatePage() {
 
   const productKey = Form.useWatch('product_key', form) as string | undefined;
   const targetType = (Form.useWatch('target_type', form) as TargetType | undefined) ?? 'all';
-  const products = useProductOptions();
+  const [productName, setProductName] = useState<string>();
   const versions = useUsableVersions(productKey);
 
   const targetsOk = (): boolean => {
@@ -146,7 +147,6 @@ export default function OtaTaskCreatePage() {
   };
 
   const version = versions.data?.data.find((v) => v.id === body?.version_id);
-  const productName = products.data?.find((p) => p.value === body?.product_key)?.label;
 
   return (
     <PageContainer>
@@ -188,16 +188,10 @@ export default function OtaTaskCreatePage() {
                 field="product_key"
                 rules={[{ required: true, message: t('ota.form.product.required') }]}
               >
-                <Select
+                <ProductSelect
                   placeholder={t('ota.form.product.placeholder')}
-                  showSearch
-                  loading={products.isLoading}
-                  options={products.data ?? []}
-                  filterOption={(input, option) =>
-                    String((option.props as { children?: unknown }).children ?? '')
-                      .toLowerCase()
-                      .includes(input.toLowerCase())
-                  }
+                  labels="name"
+                  onPick={(p) => setProductName(p?.name)}
                 />
               </Form.Item>
               <Form.Item

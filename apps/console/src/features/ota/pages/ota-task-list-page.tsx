@@ -3,10 +3,11 @@ import { Button, Progress, Tooltip, type TableColumnProps } from '@arco-design/w
 import { useNavigate } from 'react-router';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ChoiceFilter, KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
+import { ProductFilter } from '../../../components/product-select';
 import { RowLink } from '../../../components/row-actions';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
-import { useProductOptions, useTaskList, type TaskListParams } from '../api';
+import { useTaskList, type TaskListParams } from '../api';
 import { TaskActions } from '../components/task-actions';
 import { TaskStatusTag } from '../components/task-status-tag';
 import { useLiveTaskList } from '../live-task-list';
@@ -26,7 +27,6 @@ export default function OtaTaskListPage() {
   const navigate = useNavigate();
   const { form, params, setParams, search } = useKeywordList<TaskListParams, Filter>();
   const query = useTaskList(params);
-  const products = useProductOptions();
   const live = useLiveTaskList(params);
 
   const time = (v: string | null, fallback?: string) =>
@@ -136,14 +136,7 @@ export default function OtaTaskListPage() {
             placeholder={t('ota.filter.all')}
             options={OTA_TASK_STATUSES.map((s) => ({ label: t(`ota.status.${s}`), value: s }))}
           />
-          <ChoiceFilter
-            label={t('ota.filter.product')}
-            field="product_key"
-            placeholder={t('ota.filter.all')}
-            options={products.data ?? []}
-            loading={products.isLoading}
-            searchable
-          />
+          <ProductFilter label={t('ota.filter.product')} placeholder={t('ota.filter.all')} />
         </ListSearchBar>
       }
       dividerStyle={{ marginTop: 0 }}

@@ -1,13 +1,14 @@
 import { FEATURE_KEY_RULE, FEATURE_PANELS, type FeaturePanel } from '@cellhub/contract/product-features';
-import { Button, Card, Checkbox, Form, Input, Message, Select, Space } from '@arco-design/web-react';
+import { Button, Card, Checkbox, Form, Input, Message, Space } from '@arco-design/web-react';
 import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { showFieldErrors } from '../../../components/form-states';
 import { PageContainer } from '../../../components/page-container';
+import ProductSelect from '../../../components/product-select';
 import { isRecordId, recordState } from '../../../components/result-page/result-page';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
-import { useFeature, useFeatureProducts, useSaveFeature } from '../api';
+import { useFeature, useSaveFeature } from '../api';
 import locale from '../locale';
 
 interface Values {
@@ -26,7 +27,6 @@ export default function FeatureEditPage() {
   const params = useParams();
   const id = params.id ? Number(params.id) : undefined;
   const load = useFeature(id !== undefined && isRecordId(id) ? id : undefined);
-  const products = useFeatureProducts();
   const save = useSaveFeature();
   const [form] = Form.useForm<Values>();
   const current = load.data;
@@ -123,17 +123,7 @@ export default function FeatureEditPage() {
             />
           </Form.Item>
           <Form.Item label={t('feature.form.products')} field="product_keys">
-            <Select
-              mode="multiple"
-              allowClear
-              showSearch
-              loading={products.isLoading}
-              data-testid="feature-products"
-              options={(products.data?.data ?? []).map((p) => ({
-                label: `${p.name} (${p.product_key})`,
-                value: p.product_key,
-              }))}
-            />
+            <ProductSelect multiple allowClear data-testid="feature-products" known={current?.products} />
           </Form.Item>
           <Space>
             <Button type="primary" htmlType="submit" loading={save.isPending} data-testid="feature-save">

@@ -18,8 +18,9 @@ import {
 } from '@arco-design/web-react';
 import { IconUpload } from '@arco-design/web-react/icon';
 import { useEffect, useRef } from 'react';
+import ProductSelect from '../../../components/product-select';
 import type { Translate } from '../../../lib/i18n';
-import { useHwGroupOptions, useProductOptions, useSaveTask, useVersionOptions } from '../api';
+import { useHwGroupOptions, useSaveTask, useVersionOptions } from '../api';
 
 interface TaskForm {
   name: string;
@@ -60,7 +61,6 @@ export function TaskDialog({
   t: Translate;
 }) {
   const [form] = Form.useForm<TaskForm>();
-  const products = useProductOptions();
   const groups = useHwGroupOptions();
   const productKey = Form.useWatch('product_key', form) as string | undefined;
   const versions = useVersionOptions(productKey);
@@ -158,11 +158,9 @@ export function TaskDialog({
           field="product_key"
           rules={[{ required: true, message: t('prod.task.product.required') }]}
         >
-          <Select
-            showSearch
-            loading={products.isFetching}
-            options={products.data ?? []}
-            onChange={() => form.setFieldValue('firmware_version_id', undefined)}
+          <ProductSelect
+            known={task ? [{ product_key: task.product_key, name: task.product_name }] : undefined}
+            onPick={() => form.setFieldValue('firmware_version_id', undefined)}
           />
         </Form.Item>
         <Form.Item

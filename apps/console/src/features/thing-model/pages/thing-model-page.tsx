@@ -5,7 +5,6 @@ import {
   Empty,
   Form,
   Modal,
-  Select,
   Space,
   Table,
   Tabs,
@@ -26,9 +25,10 @@ import {
 } from '@cellhub/contract/thing-model';
 import { useRef, useState } from 'react';
 import { PageContainer } from '../../../components/page-container';
+import ProductSelect from '../../../components/product-select';
 import { useLocale } from '../../../lib/i18n';
 import { toast } from '../../../lib/toast';
-import { useImportModel, useModelProducts, usePreviewImport, useThingModel } from '../api';
+import { useImportModel, usePreviewImport, useThingModel } from '../api';
 import locale from '../locale';
 
 const LEVEL_COLOR = { info: 'arcoblue', warn: 'orange', error: 'red' } as const;
@@ -41,7 +41,6 @@ const paramList = (list: ModelParam[]) =>
 /** /product/model — a product's thing model (admin): properties, events, services; JSON export and import. */
 export default function ThingModelPage() {
   const t = useLocale(locale);
-  const products = useModelProducts();
   const [productKey, setProductKey] = useState<string | undefined>();
   const model = useThingModel(productKey);
   const preview = usePreviewImport(productKey);
@@ -123,19 +122,13 @@ export default function ThingModelPage() {
           <Typography.Text type="secondary">{t('model.help')}</Typography.Text>
           <Space wrap style={{ width: '100%', justifyContent: 'space-between' }}>
             <Form.Item label={t('model.product')} style={{ marginBottom: 0 }}>
-              <Select
-                showSearch
+              <ProductSelect
                 allowClear
                 style={{ width: 300 }}
                 placeholder={t('model.product.placeholder')}
-                loading={products.isLoading}
                 value={productKey}
-                onChange={(v: string | undefined) => setProductKey(v)}
+                onChange={(v) => setProductKey(typeof v === 'string' ? v : undefined)}
                 data-testid="model-product"
-                options={(products.data?.data ?? []).map((p) => ({
-                  label: `${p.name} (${p.product_key})`,
-                  value: p.product_key,
-                }))}
               />
             </Form.Item>
             <Space>
