@@ -18,9 +18,10 @@ interface Change {
 }
 
 /**
- * Connects and disconnects written together: one statement per batch sets online/offline, `activatedat` on first
- * connect, `protocol` and `lastcommunicationat`, records who holds each connection (`device_connections`: this
- * instance on the embedded broker, nobody in particular on an external one; presence-keeper.ts), and writes the
+ * Connects and disconnects written together: one statement per batch sets online/offline, `activatedat` on the
+ * first connect of an owned device (a stock device's factory test at the factory is not its first connect, issue
+ * 15's timeline), `protocol` and `lastcommunicationat`, records who holds each connection (`device_connections`:
+ * this instance on the embedded broker, nobody in particular on an external one; presence-keeper.ts), and writes the
  * device log rows, so 10,000 devices connecting at once cost a few hundred statements rather than five round trips
  * each. A failed batch is written again one device at a time (e.g. a device deleted meanwhile fails alone).
  *
@@ -152,7 +153,7 @@ export class PresenceWriter {
         update devices d set
           online = v.online,
           lastcommunicationat = case when v.online = 1 then ${ts}::timestamptz else d.lastcommunicationat end,
-          activatedat = case when v.online = 1 then coalesce(d.activatedat, ${ts}::timestamptz) else d.activatedat end,
+          activatedat = case when v.online = 1 and d.uid is not null then coalesce(d.activatedat, ${ts}::timestamptz) else d.activatedat end,
           protocol = case when v.online = 1 then v.protocol else d.protocol end
         from v
         where d.id = v.id and (v.online = 1 or v.id in (select id from mine))

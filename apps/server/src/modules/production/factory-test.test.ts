@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HwGroupItem, HwInfoItem, HwValueItem } from '@cellhub/contract/hardware';
 import type { ProductionDeviceItem, ProductionTaskItem } from '@cellhub/contract/production';
 import { upTopic } from '@cellhub/contract/protocol';
-import { createDevices, type TestDevice } from '../../test/gateway-test-kit';
+import { createDevices, eventually, type TestDevice } from '../../test/gateway-test-kit';
 import { RawDevice } from '../../test/raw-device';
 import { buildTestApp, type TestApp } from '../../test/app';
 import { parseHw, parseTest } from './factory-test';
@@ -231,6 +231,35 @@ describe('the factory test on up/info', () => {
     const csv = await t.inject({ method: 'GET', url: '/api/hw/info/export', token: user.token });
     expect(csv.body).not.toContain('FT-1');
     expect(await infoOf('FT-1', user.token)).toBeUndefined();
+  });
+
+  it("does not take a stock device's factory connection for its first connect; its owner's first is", async () => {
+    const activatedAfterConnect = async (sn: string, token: string, connects: number) => {
+      // The connect's log row and the device row are written by one statement: once the row is there, so is
+      // whatever the connect set.
+      await eventually(async () => {
+        const logs = list<unknown>(
+          await t.inject({ method: 'GET', url: `/api/devices/${sn}/logs?event=connect`, token }),
+        );
+        return logs.data.length >= connects ? true : undefined;
+      });
+      return data<{ activatedat: string | null }>(
+        await t.inject({ method: 'GET', url: `/api/devices/${sn}`, token }),
+      ).activatedat;
+    };
+    // FT-3 connected for its factory test above, in stock.
+    expect(await activatedAfterConnect('FT-3', admin, 1)).toBeNull();
+    const user = await t.createUser();
+    const d = await deviceOf('FT-3');
+    const bound = await t.inject({
+      method: 'POST',
+      url: '/api/devices/bind',
+      token: user.token,
+      payload: { sn: 'FT-3', secret: d.secret },
+    });
+    expect(bound.statusCode, bound.body).toBe(200);
+    await reportInfo(d, { csq: 20 });
+    expect(await activatedAfterConnect('FT-3', user.token, 2)).not.toBeNull();
   });
 });
 
