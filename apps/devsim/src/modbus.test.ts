@@ -91,7 +91,7 @@ describe('modbus slaves behind a transparent DTU', () => {
       'response',
     );
     const slave = bus.slave(1)!;
-    expect(slave.words('holding_register', 0, 3)).toEqual([321, 1, 2]);
+    expect(slave.words('holding', 0, 3)).toEqual([321, 1, 2]);
     expect([slave.coils.get(4), slave.coils.get(5)]).toEqual([0, 0]);
     await d.close();
   });
@@ -117,7 +117,7 @@ describe('modbus slaves behind a transparent DTU', () => {
       fc: 6,
       code: 4,
     });
-    expect(bus.slave(3)!.words('holding_register', 0, 1)).toEqual([1]);
+    expect(bus.slave(3)!.words('holding', 0, 1)).toEqual([1]);
     await d.close();
   });
 
@@ -165,7 +165,7 @@ describe('modbus slaves behind a transparent DTU', () => {
         address: 1,
         drift: [
           {
-            type: 'input_register',
+            type: 'input',
             address: 0,
             format: 'float32',
             order: 'CDAB',
@@ -202,12 +202,12 @@ describe('modbus slave without a broker', () => {
   it('executes broadcast writes without answering', () => {
     const slave = new ModbusSlave({ address: 9, holdingRegisters: { 3: 0 } });
     expect(slave.answer({ fc: 6, unit: 0, address: 3, value: 77 })).toBeUndefined();
-    expect(slave.words('holding_register', 3, 1)).toEqual([77]);
+    expect(slave.words('holding', 3, 1)).toEqual([77]);
   });
 
   it('stores typed values in register order', () => {
     const slave = new ModbusSlave({ address: 1 });
-    slave.set('holding_register', 10, 12.5, 'float32', 'CDAB');
+    slave.set('holding', 10, 12.5, 'float32', 'CDAB');
     const frame = slave.answer({ fc: 3, unit: 1, address: 10, quantity: 2 })!;
     expect(toHex(frame.slice(3, 7))).toBe('00004148');
     const r = parseResponse(frame, { fc: 3, unit: 1, address: 10, quantity: 2 });

@@ -89,9 +89,9 @@ export class ModbusSlave {
         return this.coils;
       case 'discrete_input':
         return this.discreteInputs;
-      case 'holding_register':
+      case 'holding':
         return this.holdingRegisters;
-      case 'input_register':
+      case 'input':
         return this.inputRegisters;
     }
   }

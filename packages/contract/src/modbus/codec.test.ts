@@ -122,19 +122,13 @@ describe('formats per register type', () => {
         const fits = formatsFor(type).includes(format);
         if (fits) expect(() => checkFormat(type, format)).not.toThrow();
         else expect(() => checkFormat(type, format)).toThrow(expect.objectContaining({ code: 80005 }));
-        expect(fits).toBe(format === 'bool' || type === 'holding_register' || type === 'input_register');
+        expect(fits).toBe(format === 'bool' || type === 'holding' || type === 'input');
       }
     }
-    expect(() => checkFormat('holding_register', 'float32', 'AB')).toThrow(
-      expect.objectContaining({ code: 80005 }),
-    );
-    expect(() => checkFormat('holding_register', 'int16', 'ABCD')).toThrow(
-      expect.objectContaining({ code: 80005 }),
-    );
-    expect(() => checkFormat('holding_register', 'int16', 'BA', 5)).toThrow(
-      expect.objectContaining({ code: 80005 }),
-    );
-    expect(() => checkFormat('input_register', 'double', 'DCBA', 4)).not.toThrow();
+    expect(() => checkFormat('holding', 'float32', 'AB')).toThrow(expect.objectContaining({ code: 80005 }));
+    expect(() => checkFormat('holding', 'int16', 'ABCD')).toThrow(expect.objectContaining({ code: 80005 }));
+    expect(() => checkFormat('holding', 'int16', 'BA', 5)).toThrow(expect.objectContaining({ code: 80005 }));
+    expect(() => checkFormat('input', 'double', 'DCBA', 4)).not.toThrow();
   });
 
   it('counts registers per format', () => {

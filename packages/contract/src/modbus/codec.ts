@@ -23,13 +23,10 @@ export function formatsFor(type: RegisterType): readonly DataFormat[] {
 }
 
 export const isBitType = (type: RegisterType): boolean => type === 'coil' || type === 'discrete_input';
-export const isWritableType = (type: RegisterType): boolean => type === 'coil' || type === 'holding_register';
+export const isWritableType = (type: RegisterType): boolean => type === 'coil' || type === 'holding';
 
 /** Byte orders a format can use: AB/BA for one register, ABCD/CDAB/BADC/DCBA for two or four; none for bits. */
-export function byteOrdersFor(
-  format: DataFormat,
-  type: RegisterType = 'holding_register',
-): readonly ByteOrder[] {
+export function byteOrdersFor(format: DataFormat, type: RegisterType = 'holding'): readonly ByteOrder[] {
   if (isBitType(type)) return [];
   return REGISTER_COUNT[format] === 1 ? ['AB', 'BA'] : ['ABCD', 'CDAB', 'BADC', 'DCBA'];
 }

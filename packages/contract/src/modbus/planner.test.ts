@@ -9,7 +9,7 @@ import { toHex } from './crc';
 const v = (key: string, address: number, over: Partial<PlanVariable> = {}): PlanVariable => ({
   key,
   unit: 1,
-  type: 'holding_register',
+  type: 'holding',
   address,
   format: 'uint16',
   ...over,
@@ -23,7 +23,7 @@ describe('read planner', () => {
       v('c', 3),
       v('d', 10),
       v('e', 0, { unit: 2 }),
-      v('f', 0, { type: 'input_register' }),
+      v('f', 0, { type: 'input' }),
       v('g', 5, { type: 'coil', format: 'bool' }),
       v('h', 6, { type: 'coil', format: 'bool' }),
     ]);
@@ -52,12 +52,7 @@ describe('read planner', () => {
     const varArb = fc.record({
       key: fc.string(),
       unit: fc.integer({ min: 1, max: 3 }),
-      type: fc.constantFrom(
-        'coil' as const,
-        'discrete_input' as const,
-        'holding_register' as const,
-        'input_register' as const,
-      ),
+      type: fc.constantFrom('coil' as const, 'discrete_input' as const, 'holding' as const, 'input' as const),
       address: fc.integer({ min: 0, max: 3000 }),
       format: fc.constantFrom(...DATA_FORMATS),
     });
@@ -143,7 +138,7 @@ describe('write planner', () => {
   });
 
   it('refuses read-only register types (80007) and values out of range (80008)', () => {
-    for (const type of ['discrete_input', 'input_register'] as const) {
+    for (const type of ['discrete_input', 'input'] as const) {
       expect(() => planWrite(v('x', 0, { type }), 1)).toThrow(expect.objectContaining({ code: 80007 }));
     }
     expect(() => planWrite(v('x', 0), 70000)).toThrow(ModbusError);

@@ -45,8 +45,8 @@ export interface ReadBlock {
 export const READ_FUNCTION: Record<RegisterType, ReadFunctionCode> = {
   coil: 1,
   discrete_input: 2,
-  holding_register: 3,
-  input_register: 4,
+  holding: 3,
+  input: 4,
 };
 
 export const widthOf = (v: Pick<PlanVariable, 'type' | 'format'>): number =>

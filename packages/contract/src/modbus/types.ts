@@ -1,6 +1,6 @@
 // Shared Modbus vocabulary of the data templates, the codec, the planner and the polling engine.
 
-export const REGISTER_TYPES = ['coil', 'discrete_input', 'holding_register', 'input_register'] as const;
+export const REGISTER_TYPES = ['coil', 'discrete_input', 'holding', 'input'] as const;
 export type RegisterType = (typeof REGISTER_TYPES)[number];
 
 export const DATA_FORMATS = [
