@@ -18,6 +18,7 @@ import { applicationsRoutes } from './modules/applications/applications.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsPlugin } from './modules/commands/commands.plugin';
 import { commandGroupsRoutes } from './modules/command-groups/command-groups.routes';
+import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
@@ -221,6 +222,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(commandGroupsRoutes);
     await app.register(thingModelRoutes);
     await app.register(productFeaturesRoutes);
+    await app.register(dataTemplatesRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { pageQuery } from './common';
+import { checkFormula } from './modbus/formula';
 import { PROPERTY_KEY_RULE, SN_RULE } from './protocol';
 import { text } from './text';
 
@@ -44,7 +45,8 @@ export const REGISTER_ADDRESS_MIN = 1;
 export const REGISTER_ADDRESS_MAX = 65535;
 export const DECIMALS_MAX = 4;
 export const FUNCTION_CODE_MIN = 1;
-export const FUNCTION_CODE_MAX = 12;
+/** 1-12 as the seed's form offers, and 15/16 (write multiple coils / registers) for values wider than one. */
+export const FUNCTION_CODE_MAX = 16;
 export const SAMPLING_CYCLE_MAX = 86_400;
 export const FORMULA_MAX = 200;
 export const SLAVES_MAX = 32;
@@ -78,6 +80,87 @@ export const READ_FUNCTION_CODE: Record<RegisterType, number> = {
 
 /** Whether a register type can be written (coils and holding registers). */
 export const isWritableRegister = (t: RegisterType) => t === 'coil' || t === 'holding';
+
+/** The function codes that fit a register type: its read code and, when writable, its write codes. */
+export const FUNCTION_CODES_FOR: Record<RegisterType, number[]> = {
+  coil: [1, 5, 15],
+  discrete_input: [2],
+  holding: [3, 6, 16],
+  input: [4],
+};
+
+/** The formats a register type can hold: one bit is a bool; registers hold any format. */
+export const formatsFor = (t: RegisterType): DataFormat[] =>
+  t === 'coil' || t === 'discrete_input' ? ['bool'] : [...DATA_FORMATS];
+
+/** Why a variable is refused: the code (80003 address, 80004 formula, 80005 format), the field and a reason. */
+export interface VariableProblem {
+  code: 80003 | 80004 | 80005;
+  field: string;
+  reason: string;
+}
+
+/** The fields checkVariable reads (a form's values or a request body). */
+export interface VariableFields {
+  register_type: RegisterType;
+  register_address: number;
+  data_format: DataFormat;
+  byte_order?: ByteOrder | undefined;
+  access: VariableAccess;
+  capture_formula: string;
+  control_formula: string;
+  function_code?: number | undefined;
+}
+
+/**
+ * The rules a variable must follow, shared by the console's form and the server: the register range 1-65535 for
+ * every register the value spans (80003), a format its register type can hold, a byte order for the format's
+ * width, a function code of the register type and no writing to read-only registers (80005), formulas the
+ * formula checker accepts (80004; its reason and position in `reason`).
+ */
+export function checkVariable(v: VariableFields): VariableProblem[] {
+  const out: VariableProblem[] = [];
+  const span =
+    v.register_type === 'coil' || v.register_type === 'discrete_input' ? 1 : FORMAT_REGISTERS[v.data_format];
+  if (
+    !Number.isInteger(v.register_address) ||
+    v.register_address < REGISTER_ADDRESS_MIN ||
+    v.register_address + span - 1 > REGISTER_ADDRESS_MAX
+  )
+    out.push({ code: 80003, field: 'register_address', reason: 'register_range' });
+  if (!formatsFor(v.register_type).includes(v.data_format))
+    out.push({ code: 80005, field: 'data_format', reason: 'format_register_type' });
+  else if (v.byte_order !== undefined && !byteOrdersFor(v.data_format).includes(v.byte_order))
+    out.push({ code: 80005, field: 'byte_order', reason: 'byte_order_format' });
+  if (v.access !== 'r' && !isWritableRegister(v.register_type))
+    out.push({ code: 80005, field: 'access', reason: 'register_read_only' });
+  if (v.function_code !== undefined && !FUNCTION_CODES_FOR[v.register_type].includes(v.function_code))
+    out.push({ code: 80005, field: 'function_code', reason: 'function_code_register_type' });
+  for (const field of ['capture_formula', 'control_formula'] as const) {
+    const src = v[field];
+    if (src.trim() === '') continue;
+    const r = checkFormula(src);
+    if (!r.ok) out.push({ code: 80004, field, reason: `${r.reason} (at ${r.index})` });
+  }
+  return out;
+}
+
+/** The stored byte order and function code when a body leaves them out. */
+export function variableDefaults(v: Pick<VariableFields, 'register_type' | 'data_format' | 'access'>): {
+  byte_order: ByteOrder;
+  function_code: number;
+} {
+  const order = byteOrdersFor(v.data_format)[0] ?? 'AB';
+  const fc =
+    v.access === 'w'
+      ? v.register_type === 'coil'
+        ? 5
+        : FORMAT_REGISTERS[v.data_format] > 1
+          ? 16
+          : 6
+      : READ_FUNCTION_CODE[v.register_type];
+  return { byte_order: order, function_code: fc };
+}
 
 // --- the API ------------------------------------------------------------------------------------------------------
 

@@ -100,6 +100,37 @@ const alertTrigger: RouteRow['setup'] = async (call, c) =>
     }),
   );
 
+const dataTemplate: RouteRow['setup'] = async (call) => {
+  const id = idOf(
+    await call({
+      method: 'POST',
+      url: '/api/data-templates',
+      payload: { name: 'matrix', type: 'modbus_rtu' },
+    }),
+  );
+  const slave = idOf(
+    await call({
+      method: 'POST',
+      url: `/api/data-templates/${id}/slaves`,
+      payload: { name: 's', address: 1 },
+    }),
+  );
+  idOf(
+    await call({
+      method: 'POST',
+      url: `/api/data-templates/${id}/slaves/${slave}/variables`,
+      payload: {
+        name: 'T',
+        tag: 'temp',
+        register_type: 'holding',
+        register_address: 1,
+        data_format: 'int16',
+      },
+    }),
+  );
+  return id;
+};
+
 /** The table. Keys as Fastify spells routes (`METHOD /api/path/:param`). */
 export const DEVICE_ROUTES: Record<string, RouteRow> = {
   'GET /api/devices': {
@@ -245,6 +276,30 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     },
     setup: configTemplate,
     request: (c) => ({ url: `/api/config-templates/${c.ownId}/apply`, payload: { sns: [c.sn] } }),
+  },
+  // Data templates: applied and removed with control right, read with view (docs/data-templates.md).
+  'GET /api/devices/:sn/data-template': {
+    rule: { kind: 'read' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/data-template` }),
+  },
+  'PUT /api/devices/:sn/data-template': {
+    rule: { kind: 'control' },
+    // No such template: a caller with the right gets 10107 from the template lookup, past the device check.
+    request: (c) => ({ url: `/api/devices/${c.sn}/data-template`, payload: { template_id: 999999 } }),
+  },
+  'DELETE /api/devices/:sn/data-template': {
+    rule: { kind: 'control' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/data-template` }),
+  },
+  'POST /api/data-templates/:id/devices': {
+    rule: {
+      kind: 'bulk',
+      need: 'control',
+      deviceCode: (res, sn) =>
+        dataOf<{ sn: string; code?: number }[]>(res).find((x) => x.sn === sn)?.code ?? 0,
+    },
+    setup: dataTemplate,
+    request: (c) => ({ url: `/api/data-templates/${c.ownId}/devices`, payload: { sns: [c.sn] } }),
   },
   'POST /api/ota/tasks/preview': {
     rule: { kind: 'owner-only' },

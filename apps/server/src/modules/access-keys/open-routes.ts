@@ -92,6 +92,10 @@ export const CLOSED_TO_KEYS: Readonly<Record<string, string>> = {
   'POST /api/share-links': "sharing is the owner's own decision",
   'GET /api/shares/outgoing': 'shares are managed in the console, not by keys',
   'GET /api/shares/incoming': 'shares are managed in the console, not by keys',
+  'GET /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
+  'PUT /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
+  'DELETE /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
+  'POST /api/data-templates/:id/devices': 'data templates are managed in the console, not by keys',
 };
 
 /** The scope a route needs from a key (HEAD as its GET), or undefined when keys may not call it. */

@@ -20,6 +20,7 @@ import { likeKeyword } from '../../lib/paging';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { productProperties, products } from '../products/products.table';
+import { mergeLabels, templatePropertyLabels } from '../data-templates/data-templates.service';
 import { visibleProduct } from '../products/products.service';
 import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
@@ -312,6 +313,17 @@ export async function listDevices(deps: Deps, actor: Actor, query: DeviceListQue
   const marks = others.length > 0 && !isAdmin(actor) ? await shareMarks(deps.db, actor, others) : undefined;
   for (const d of items) d.share = marks?.get(d.id) ?? null;
   const propertyDefs = await propertyLabels(deps.db, [...new Set(items.map((d) => d.product_key))]);
+  // A device with a data template (its own or its product's default) reads its variables as properties too: its
+  // definitions are keyed `product_key/sn` (neither may hold a slash), the product's and the template's merged.
+  const templateLabels = await templatePropertyLabels(
+    deps.db,
+    items.map((d) => d.id),
+  );
+  for (const d of items) {
+    const extra = templateLabels.get(d.id);
+    if (extra)
+      propertyDefs[`${d.product_key}/${d.sn}`] = mergeLabels(propertyDefs[d.product_key] ?? [], extra);
+  }
   return total > bound
     ? { items, total: bound, totalExact: false, propertyDefs }
     : { items, total, totalExact: true, propertyDefs };
