@@ -7,6 +7,7 @@ import type {
   ProductProperty,
   ProductUpdateBody,
 } from '@cellhub/contract/products';
+import type { ThingModel } from '@cellhub/contract/thing-model';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
 
@@ -33,6 +34,17 @@ export function useProduct(productKey: string | undefined) {
     // Silent: a missing or foreign product is told by the page's result page, not a toast on top of it.
     queryFn: () => http.get<ProductDetail>(`/api/products/${enc(productKey ?? '')}`, { silent: true }),
     enabled: !!productKey,
+  });
+}
+
+/** The product's thing model (admins read it), for the property add page's definitions. */
+export function useProductModel(productKey: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['thing-model', 'one', productKey],
+    queryFn: () => http.get<ThingModel>(`/api/thing-models/${enc(productKey)}`, { silent: true }),
+    enabled,
+    retry: false,
+    staleTime: 30_000,
   });
 }
 

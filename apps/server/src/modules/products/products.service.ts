@@ -22,6 +22,7 @@ import { devices } from '../devices/devices.table';
 import { syncProductPlatformParams, validateBinding } from '../platforms/platform-params.service';
 import { platforms } from '../platforms/platforms.table';
 import { isUniqueViolation } from '../users/users.service';
+import { productEvents, productServices } from '../thing-model/thing-model.table';
 import { productProperties, type ProductPropertyRow, products, type ProductRow } from './products.table';
 
 const secretContext = (productKey: string) => `product:${productKey}`;
@@ -420,7 +421,32 @@ async function saveProperties(
   return toDetail(deps, product);
 }
 
-/** Adds one property; 70002 when the key exists. */
+/**
+ * A property key is an identifier of the product's thing model: it may not be the key of one of its events or
+ * services either (70002, `details: [{field: "key", message: "event_key" | "service_key"}]`).
+ */
+async function refuseModelKey(db: DbOrTx, productId: number, key: string): Promise<void> {
+  const [event] = await db
+    .select({ key: productEvents.key })
+    .from(productEvents)
+    .where(and(eq(productEvents.productId, productId), eq(productEvents.key, key)));
+  if (event) {
+    throw new AppError(70002, 400, 'An event of the thing model has this key', [
+      { field: 'key', message: 'event_key' },
+    ]);
+  }
+  const [service] = await db
+    .select({ key: productServices.key })
+    .from(productServices)
+    .where(and(eq(productServices.productId, productId), eq(productServices.key, key)));
+  if (service) {
+    throw new AppError(70002, 400, 'A service of the thing model has this key', [
+      { field: 'key', message: 'service_key' },
+    ]);
+  }
+}
+
+/** Adds one property; 70002 when the key exists (as a property, or as an event or service of the thing model). */
 export async function addProductProperty(
   deps: Deps,
   actor: Actor,
@@ -432,6 +458,7 @@ export async function addProductProperty(
   if (list.some((p) => p.key === property.key)) {
     throw new AppError(70002, 400, 'A property with this key exists', [{ field: 'key', message: 'exists' }]);
   }
+  await refuseModelKey(deps.db, product.id, property.key);
   if (list.length >= MAX_PROPERTIES) throw formError('key', `at most ${MAX_PROPERTIES} properties`);
   return saveProperties(deps, actor, product, [...list, property], { property_add: property.key });
 }
@@ -451,6 +478,7 @@ export async function updateProductProperty(
   if (property.key !== key && list.some((p) => p.key === property.key)) {
     throw new AppError(70002, 400, 'A property with this key exists', [{ field: 'key', message: 'exists' }]);
   }
+  if (property.key !== key) await refuseModelKey(deps.db, product.id, property.key);
   const next = list.map((p, i) => (i === index ? property : p));
   return saveProperties(deps, actor, product, next, { property_update: key });
 }

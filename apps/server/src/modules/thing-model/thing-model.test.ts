@@ -120,6 +120,42 @@ describe('thing model', () => {
     expect(data<ThingModelDiff>(cleared).services.removed).toEqual(['reboot']);
   });
 
+  it("refuses a property key that is an event's or a service's key of the model (70002)", async () => {
+    const put = await t.inject({
+      method: 'PUT',
+      url: `/api/thing-models/${productKey}`,
+      token: admin,
+      payload: MODEL,
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const url = `/api/products/${productKey}/properties`;
+    for (const [key, message] of [
+      ['overheat', 'event_key'],
+      ['reboot', 'service_key'],
+    ] as const) {
+      const res = await t.inject({ method: 'POST', url, token: user.token, payload: { key, name: 'x' } });
+      const err = errorOf(res);
+      expect(err.code, key).toBe(70002);
+      expect(err.details).toEqual([{ field: 'key', message }]);
+      // Renaming a property to it is refused the same way.
+      const rename = await t.inject({
+        method: 'PUT',
+        url: `${url}/rssi`,
+        token: user.token,
+        payload: { key, name: '信号' },
+      });
+      expect(errorOf(rename).details).toEqual([{ field: 'key', message }]);
+    }
+    // A parameter's key is not an identifier of the model: it can become a property.
+    const param = await t.inject({
+      method: 'POST',
+      url,
+      token: user.token,
+      payload: { key: 'delay', name: '延时' },
+    });
+    expect(param.statusCode, param.body).toBe(200);
+  });
+
   it('refuses invalid models (10113), unknown products (10107) and users (10108)', async () => {
     const bad: Record<string, unknown>[] = [
       { events: [{ key: '1bad', name: 'x' }] },

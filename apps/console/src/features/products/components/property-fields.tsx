@@ -16,8 +16,14 @@ export const PROPERTY_DEFAULTS: ProductProperty = {
   cycles: 0,
 };
 
-/** The fields of one product property (seed section 3). */
-export function PropertyFields({ t }: { t: Translate }) {
+/** An identifier of the thing model a property key may not take (its events' and services' keys). */
+export interface ReservedKey {
+  key: string;
+  kind: 'event' | 'service';
+}
+
+/** The fields of one product property (seed section 3); `reserved` keys are refused as you type. */
+export function PropertyFields({ t, reserved = [] }: { t: Translate; reserved?: ReservedKey[] }) {
   return (
     <Row gutter={24}>
       <Col span={12}>
@@ -27,6 +33,16 @@ export function PropertyFields({ t }: { t: Translate }) {
           rules={[
             { required: true, message: t('product.field.required') },
             { match: PROPERTY_KEY_RULE, message: t('product.prop.key.rule') },
+            {
+              validator: (value: string | undefined, callback: (error?: string) => void) => {
+                const hit = reserved.find((r) => r.key === (value ?? '').trim());
+                callback(
+                  hit
+                    ? t(hit.kind === 'event' ? 'product.prop.eventKey' : 'product.prop.serviceKey')
+                    : undefined,
+                );
+              },
+            },
           ]}
         >
           <Input maxLength={64} placeholder="temperature" />
@@ -73,8 +89,16 @@ export function PropertyFields({ t }: { t: Translate }) {
 /** A refused property save: a taken key goes under the key field, anything else in a toast. */
 export function showPropertyError(form: FormInstance<ProductProperty>, e: unknown, t: Translate): void {
   if (!(e instanceof ApiError)) return;
-  if (e.code === 70002) form.setFields({ key: { error: { message: t('product.prop.exists') } } });
-  else if (e.code === 10113 && Array.isArray(e.details)) {
+  if (e.code === 70002) {
+    const why = Array.isArray(e.details) ? (e.details as { message?: string }[])[0]?.message : undefined;
+    const message =
+      why === 'event_key'
+        ? t('product.prop.eventKey')
+        : why === 'service_key'
+          ? t('product.prop.serviceKey')
+          : t('product.prop.exists');
+    form.setFields({ key: { error: { message } } });
+  } else if (e.code === 10113 && Array.isArray(e.details)) {
     for (const d of e.details as { field: string; message: string }[]) {
       form.setFields({ [d.field]: { error: { message: d.message } } });
     }

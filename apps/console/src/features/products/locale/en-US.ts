@@ -86,6 +86,16 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'product.prop.deleted': 'Property deleted',
   'product.prop.saved': 'Property saved',
   'product.prop.exists': 'A property with this identifier exists',
+  'product.prop.eventKey': 'An event of the thing model has this identifier',
+  'product.prop.serviceKey': 'A service of the thing model has this identifier',
+  'product.prop.fromModel': 'From the thing model',
+  'product.prop.fromModel.placeholder':
+    'Pick an event or service parameter to fill identifier, name, unit and type',
+  'product.prop.fromModel.help':
+    'Parameters of the thing model that are not properties yet; an identifier may not be an event or service. The thing model defines no value range.',
+  'product.prop.fromModel.empty': 'The thing model has no parameter to offer',
+  'product.prop.fromModel.event': 'Event',
+  'product.prop.fromModel.service': 'Service',
   'product.chart.line': 'Line',
   'product.chart.bar': 'Bar',
   'product.chart.gauge': 'Gauge',

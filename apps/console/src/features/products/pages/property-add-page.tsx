@@ -1,10 +1,11 @@
 import type { ProductProperty } from '@cellhub/contract/products';
-import { Button, Card, Descriptions, Form, Message, Space } from '@arco-design/web-react';
+import { Button, Card, Descriptions, Form, Message, Select, Space } from '@arco-design/web-react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { ResultPage, recordState } from '../../../components/result-page/result-page';
 import { useLocale } from '../../../lib/i18n';
-import { useProduct, useSaveProperty } from '../api';
+import { useRole } from '../../../lib/user';
+import { useProduct, useProductModel, useSaveProperty } from '../api';
 import {
   cleanProperty,
   PROPERTY_DEFAULTS,
@@ -12,6 +13,7 @@ import {
   showPropertyError,
 } from '../components/property-fields';
 import locale from '../locale';
+import { modelCandidates, reservedKeys } from '../model-definitions';
 import styles from './product.module.css';
 
 export default function PropertyAddPage() {
@@ -21,6 +23,21 @@ export default function PropertyAddPage() {
   const product = useProduct(productKey);
   const save = useSaveProperty();
   const [form] = Form.useForm<ProductProperty>();
+  // The thing model (read by admins): its parameters can prefill the form, its event and service keys are taken.
+  const model = useProductModel(productKey, useRole() === 'admin');
+  const reserved = model.data ? reservedKeys(model.data) : [];
+  const candidates = model.data
+    ? modelCandidates(
+        model.data,
+        (product.data?.properties ?? []).map((p) => p.key),
+      )
+    : [];
+  const prefill = (key: string) => {
+    const c = candidates.find((x) => x.key === key);
+    if (!c) return;
+    form.setFieldsValue({ key: c.key, name: c.name, unit: c.unit, datatype: c.datatype });
+    void form.validate(['key']).catch(() => undefined);
+  };
 
   const submit = async () => {
     const values = cleanProperty(await form.validate());
@@ -55,7 +72,23 @@ export default function PropertyAddPage() {
           initialValues={PROPERTY_DEFAULTS}
           onSubmit={() => void submit()}
         >
-          <PropertyFields t={t} />
+          {model.data ? (
+            <Form.Item label={t('product.prop.fromModel')} extra={t('product.prop.fromModel.help')}>
+              <Select
+                showSearch
+                allowClear
+                placeholder={t('product.prop.fromModel.placeholder')}
+                notFoundContent={t('product.prop.fromModel.empty')}
+                onChange={(v: string | undefined) => v && prefill(v)}
+                data-testid="property-from-model"
+                options={candidates.map((c) => ({
+                  value: c.key,
+                  label: `${c.name} (${c.key}) · ${t(`product.prop.fromModel.${c.kind}`)} ${c.owner} · ${c.paramType}${c.unit ? `, ${c.unit}` : ''}`,
+                }))}
+              />
+            </Form.Item>
+          ) : null}
+          <PropertyFields t={t} reserved={reserved} />
           <Space className={styles.actions}>
             <Button type="primary" htmlType="submit" loading={save.isPending}>
               {t('product.save')}
