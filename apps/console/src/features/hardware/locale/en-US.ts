@@ -48,6 +48,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'hw.info.help': 'What devices reported about their hardware and factory test on up/info.',
   'hw.info.keyword': 'SN / IMEI',
   'hw.info.keyword.placeholder': 'Search by SN or IMEI',
+  'hw.info.columns': 'Columns',
+  'hw.info.columns.title': 'Columns to show',
   'hw.info.export': 'Export CSV',
   'hw.info.sn': 'SN',
   'hw.info.imei': 'IMEI',

@@ -44,6 +44,8 @@ const zhCN = {
   'hw.info.help': '设备在出厂测试时通过 up/info 上报的硬件信息和测试结果。',
   'hw.info.keyword': 'SN / IMEI',
   'hw.info.keyword.placeholder': '搜索 SN 或 IMEI',
+  'hw.info.columns': '列设置',
+  'hw.info.columns.title': '显示的列',
   'hw.info.export': '导出 CSV',
   'hw.info.sn': 'SN',
   'hw.info.imei': 'IMEI',

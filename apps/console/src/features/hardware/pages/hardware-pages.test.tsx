@@ -123,4 +123,54 @@ describe('hardware records', () => {
     fireEvent.click(screen.getByRole('button', { name: /查询/ }));
     await waitFor(() => expect(calls.at(-1)?.query.get('keyword')).toBe('8612345'));
   });
+
+  it('fits without a horizontal scroll: fixed layout, MCU ID and MAC behind the column setting', async () => {
+    localStorage.removeItem('cellhub.hw-info.columns');
+    mockApi({
+      'GET /api/hw/info': {
+        data: [
+          {
+            sn: 'FT-LONG-SERIAL-NUMBER-0000000001',
+            product_key: 'pk_factory_test1',
+            imei: '861234567890121',
+            module_model: 'EC200U-CN-A-VERY-LONG-MODULE-MODEL',
+            module_fw: 'EC200UCNAAR03A04M08_OCPU_BETA_0001',
+            mcu_id: '0x0414',
+            mac: '02:00:00:00:00:01',
+            board_revision: 'V1.2',
+            test_ok: true,
+            test_items: [],
+            mismatch: [],
+            task_id: 1,
+            first_at: '2026-11-26T08:00:00.000Z',
+            last_at: '2026-11-26T08:00:00.000Z',
+          },
+        ],
+        total: 1,
+      },
+    });
+    renderPage(HwInfoPage, '/hw/info', '/hw/info');
+    const row = (await screen.findByText('FT-LONG-SERIAL-NUMBER-0000000001')).closest('tr') as HTMLElement;
+    const table = row.closest('table') as HTMLTableElement;
+    // No scroll width set: the table is as wide as its container, its columns fixed.
+    expect(table.style.width === '' || table.style.width === '100%').toBe(true);
+    expect(row.closest('.arco-table')?.className).toContain('arco-table-layout-fixed');
+    expect(document.querySelector('.arco-table-scroll-position-left, .arco-table-scroll-x')).toBeNull();
+    const headers = () => [...document.querySelectorAll('th')].map((th) => th.textContent);
+    expect(headers()).toContain(zhCN['hw.info.board']);
+    expect(headers()).not.toContain(zhCN['hw.info.mcu']);
+    expect(headers()).not.toContain(zhCN['hw.info.mac']);
+    // A long value ends in an ellipsis on one line.
+    const model = within(row).getByText('EC200U-CN-A-VERY-LONG-MODULE-MODEL');
+    expect(model.style.textOverflow).toBe('ellipsis');
+    expect(model.style.whiteSpace).toBe('nowrap');
+    // The column setting shows MAC, and remembers it.
+    fireEvent.click(screen.getByTestId('hw-info-column-setting'));
+    fireEvent.click(await screen.findByLabelText(zhCN['hw.info.mac']));
+    await waitFor(() => expect(headers()).toContain(zhCN['hw.info.mac']));
+    expect(JSON.parse(localStorage.getItem('cellhub.hw-info.columns') ?? '[]')).toEqual([
+      'mac',
+      'board_revision',
+    ]);
+  });
 });

@@ -1,7 +1,16 @@
 import type { HwInfoItem } from '@cellhub/contract/hardware';
-import { Badge, Button, Popover, Space, Tag, Tooltip, type TableColumnProps } from '@arco-design/web-react';
-import { IconDownload } from '@arco-design/web-react/icon';
-import { useState } from 'react';
+import {
+  Badge,
+  Button,
+  Checkbox,
+  Popover,
+  Space,
+  Tag,
+  Tooltip,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconDownload, IconSettings } from '@arco-design/web-react/icon';
+import { type CSSProperties, useState } from 'react';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { KeywordFilter, ListSearchBar } from '../../../components/list-search-bar';
 import { formatTime } from '../../../lib/format-time';
@@ -11,6 +20,39 @@ import locale from '../locale';
 
 const muted = { color: 'var(--color-text-3)' };
 
+/** Columns the column setting can hide or show; MCU ID and MAC are hidden until asked for. */
+const OPTIONAL_COLUMNS = ['mcu_id', 'mac', 'board_revision'] as const;
+type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
+const DEFAULT_COLUMNS: OptionalColumn[] = ['board_revision'];
+const COLUMN_LABEL: Record<OptionalColumn, string> = {
+  mcu_id: 'hw.info.mcu',
+  mac: 'hw.info.mac',
+  board_revision: 'hw.info.board',
+};
+export const COLUMNS_KEY = 'cellhub.hw-info.columns';
+
+function readColumns(): OptionalColumn[] {
+  try {
+    const saved: unknown = JSON.parse(localStorage.getItem(COLUMNS_KEY) ?? 'null');
+    if (Array.isArray(saved)) return OPTIONAL_COLUMNS.filter((c) => saved.includes(c));
+  } catch {
+    // A broken value: the defaults.
+  }
+  return DEFAULT_COLUMNS;
+}
+
+/** One line that ends in an ellipsis when the cell is narrow, the whole text in a tooltip. */
+function Clip({ text, style }: { text: string; style?: CSSProperties }) {
+  if (!text) return null;
+  return (
+    <Tooltip content={text} mini>
+      <div style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', ...style }}>
+        {text}
+      </div>
+    </Tooltip>
+  );
+}
+
 /** /hw/info (any role): what devices reported about their hardware and factory test; admins see every device. */
 export default function HwInfoPage() {
   const t = useLocale(locale);
@@ -18,9 +60,25 @@ export default function HwInfoPage() {
   const query = useHwInfo(params);
   const [exporting, setExporting] = useState(false);
 
-  const columns: TableColumnProps<HwInfoItem>[] = [
-    { title: t('hw.info.sn'), dataIndex: 'sn', width: 190 },
-    { title: t('hw.info.imei'), dataIndex: 'imei', width: 160, render: (v: string) => v || '-' },
+  const [shown, setShown] = useState<OptionalColumn[]>(readColumns);
+  const pickColumns = (picked: OptionalColumn[]) => {
+    const next = OPTIONAL_COLUMNS.filter((c) => picked.includes(c));
+    setShown(next);
+    localStorage.setItem(COLUMNS_KEY, JSON.stringify(next));
+  };
+
+  const all: (TableColumnProps<HwInfoItem> & { optional?: OptionalColumn })[] = [
+    {
+      title: `${t('hw.info.sn')} / ${t('hw.info.imei')}`,
+      dataIndex: 'sn',
+      width: 190,
+      render: (_: unknown, r) => (
+        <div>
+          <Clip text={r.sn} />
+          <Clip text={r.imei || '-'} style={{ ...muted, fontSize: 12 }} />
+        </div>
+      ),
+    },
     {
       title: t('hw.info.test'),
       dataIndex: 'test_ok',
@@ -71,21 +129,63 @@ export default function HwInfoPage() {
       },
     },
     {
+      // No width: it takes what the others leave, and long model or firmware names end in an ellipsis.
       title: t('hw.info.module'),
       dataIndex: 'module_model',
-      width: 210,
       render: (_: unknown, r) => (
         <div>
-          <div>{r.module_model || '-'}</div>
-          <div style={{ ...muted, fontSize: 12 }}>{r.module_fw}</div>
+          <Clip text={r.module_model || '-'} />
+          <Clip text={r.module_fw} style={{ ...muted, fontSize: 12 }} />
         </div>
       ),
     },
-    { title: t('hw.info.mcu'), dataIndex: 'mcu_id', width: 110, render: (v: string) => v || '-' },
-    { title: t('hw.info.mac'), dataIndex: 'mac', width: 150, render: (v: string) => v || '-' },
-    { title: t('hw.info.board'), dataIndex: 'board_revision', width: 110, render: (v: string) => v || '-' },
-    { title: t('hw.info.lastAt'), dataIndex: 'last_at', width: 180, render: (v: string) => formatTime(v) },
+    {
+      title: t('hw.info.mcu'),
+      dataIndex: 'mcu_id',
+      width: 110,
+      optional: 'mcu_id',
+      render: (v: string) => <Clip text={v || '-'} />,
+    },
+    {
+      title: t('hw.info.mac'),
+      dataIndex: 'mac',
+      width: 150,
+      optional: 'mac',
+      render: (v: string) => <Clip text={v || '-'} />,
+    },
+    {
+      title: t('hw.info.board'),
+      dataIndex: 'board_revision',
+      width: 110,
+      optional: 'board_revision',
+      render: (v: string) => <Clip text={v || '-'} />,
+    },
+    { title: t('hw.info.lastAt'), dataIndex: 'last_at', width: 170, render: (v: string) => formatTime(v) },
   ];
+  const columns = all
+    .filter((c) => !c.optional || shown.includes(c.optional))
+    .map(({ optional: _optional, ...c }) => c);
+
+  const columnSetting = (
+    <Popover
+      trigger="click"
+      position="br"
+      title={t('hw.info.columns.title')}
+      content={
+        <Checkbox.Group
+          direction="vertical"
+          value={shown}
+          onChange={(v: OptionalColumn[]) => pickColumns(v)}
+          options={OPTIONAL_COLUMNS.map((c) => ({ label: t(COLUMN_LABEL[c]), value: c }))}
+          data-testid="hw-info-columns"
+        />
+      }
+    >
+      <Button icon={<IconSettings />} data-testid="hw-info-column-setting">
+        {t('hw.info.columns')}
+      </Button>
+    </Popover>
+  );
 
   return (
     <ListPage<HwInfoItem, HwInfoParams>
@@ -122,7 +222,9 @@ export default function HwInfoPage() {
       setParams={setParams}
       total={(total) => t('hw.total', { total })}
       empty={<ListEmpty text={t('hw.info.empty')} />}
-      tableProps={{ scroll: { x: 1240 } }}
+      toolbarEnd={columnSetting}
+      // Fixed layout and no horizontal scroll: the table fits the content area (1280 px wide with the menu open).
+      tableProps={{ tableLayoutFixed: true }}
     />
   );
 }
