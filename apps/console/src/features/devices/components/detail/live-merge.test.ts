@@ -5,6 +5,7 @@ import { applyDeviceEvent } from './live-merge';
 const base = {
   sn: 'D1',
   product_key: 'pk',
+  uid: 7,
   online: 0,
   activatedat: null,
   lastcommunicationat: null,
@@ -27,6 +28,14 @@ describe('applyDeviceEvent', () => {
     });
     expect(d).toMatchObject({ online: 1, lastcommunicationat: '2030-01-01T00:01:00.000Z' });
     expect(d.activatedat).toBe('2030-01-01T00:01:00.000Z');
+  });
+
+  it('does not activate a stock device (no owner) on its factory test connection', () => {
+    const d = applyDeviceEvent(
+      { ...base, uid: null },
+      { type: 'device.online', sn: 'D1', product_key: 'pk', online: 1, at: '2030-01-01T00:01:00.000Z' },
+    );
+    expect(d).toMatchObject({ online: 1, activatedat: null });
   });
 
   it('takes the info fields it knows and ignores the rest', () => {

@@ -33,7 +33,8 @@ export function applyDeviceEvent(d: DeviceDetail, e: DeviceEvent): DeviceDetail 
         ...d,
         online: e.online,
         lastcommunicationat: e.at,
-        activatedat: d.activatedat ?? (e.online === 1 ? e.at : null),
+        // As the server: only the first connect while owned activates (a stock device's factory test does not).
+        activatedat: d.activatedat ?? (e.online === 1 && d.uid != null ? e.at : null),
       };
     case 'device.info': {
       const next: Record<string, unknown> = { ...d };
