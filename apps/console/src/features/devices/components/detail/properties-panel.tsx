@@ -2,21 +2,28 @@ import { Card, Empty, Radio, Select, Space, Spin, Table, Typography } from '@arc
 import type { DeviceDetail } from '@cellhub/contract/devices';
 import type { PropertySeries, SeriesRange } from '@cellhub/contract/property-series';
 import { useQueryClient } from '@tanstack/react-query';
-import { useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Chart, type ChartTheme } from '../../../../components/chart/chart';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../../lib/i18n';
 import { useDeviceEvents } from '../../../../lib/realtime';
+import { useRole } from '../../../../lib/user';
 import { seriesKey, usePropertySeries, useProductProperties } from '../../detail-api';
 import locale from '../../locale/detail-index';
 import { foldLiveValue } from './live-series';
+import modelLocale from './model-events.locale';
 import { bucketLabel, seriesOption } from './series-option';
+
+// The thing model's events (read by admins only): loaded when shown, not with the tab.
+const ModelEventsCard = lazy(() => import('./model-events-card'));
 
 const RANGES: SeriesRange[] = ['1h', '24h', '7d', '15d', '30d'];
 
 /** Latest values and the history chart of one property, both live from the event stream. */
 export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const t = useLocale(locale);
+  const tm = useLocale(modelLocale);
+  const isAdmin = useRole() === 'admin';
   const { locale: lang } = useLocaleState();
   const { data: defs } = useProductProperties(d.product_key);
   const byKey = useMemo(() => new Map((defs ?? []).map((p) => [p.key, p])), [defs]);
@@ -46,6 +53,7 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const [range, setRange] = useState<SeriesRange>('24h');
   const series = usePropertySeries(d.sn, key, range);
   const unit = key ? unitOf(key) : '';
+  const datatype = key ? byKey.get(key)?.datatype : undefined;
 
   // Each report of the charted property goes into the cached series, so the chart gains its points as they come.
   const queryClient = useQueryClient();
@@ -67,10 +75,13 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
           max: t('deviceDetail.chart.max'),
           band: t('deviceDetail.chart.range'),
           unit,
+          datatype,
+          on: tm('me.bool.on'),
+          off: tm('me.bool.off'),
         },
         theme,
       ),
-    [series.data, t, unit],
+    [series.data, t, tm, unit, datatype],
   );
 
   return (
@@ -143,6 +154,11 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
           </div>
         )}
       </Card>
+      {isAdmin ? (
+        <Suspense fallback={null}>
+          <ModelEventsCard productKey={d.product_key} />
+        </Suspense>
+      ) : null}
     </Space>
   );
 }

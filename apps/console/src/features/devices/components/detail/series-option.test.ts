@@ -58,4 +58,34 @@ describe('device property chart', () => {
     expect(yFlat([{ min: 0, max: 0, avg: 0 }])).toEqual({ min: -1, max: 1 });
     expect(yFlat([{ min: 1, max: 2, avg: 1.5 }])).toEqual({});
   });
+
+  it("names the value axis with the thing model's unit and formats the tooltip with it", () => {
+    const option = seriesOption(series([[to - H, 21.5]]), labels, theme);
+    expect(option.yAxis).toMatchObject({ name: '°C', scale: true });
+    const fmt = (option.tooltip as { valueFormatter: (v: unknown) => string }).valueFormatter;
+    expect(fmt(21.5)).toBe('21.5 °C');
+    const bare = seriesOption(series([[to - H, 3]]), { ...labels, unit: '' }, theme);
+    expect((bare.yAxis as { name?: string }).name).toBeUndefined();
+  });
+
+  it('charts a bool property on a 0..1 axis labelled by state', () => {
+    const option = seriesOption(
+      series([
+        [to - 2 * H, 0],
+        [to - H, 1],
+      ]),
+      { ...labels, unit: '', datatype: 'bool', on: 'Yes', off: 'No' },
+      theme,
+    );
+    const y = option.yAxis as {
+      min: number;
+      max: number;
+      interval: number;
+      axisLabel: { formatter: (v: number) => string };
+    };
+    expect([y.min, y.max, y.interval]).toEqual([0, 1, 1]);
+    expect([y.axisLabel.formatter(0), y.axisLabel.formatter(1)]).toEqual(['No', 'Yes']);
+    const fmt = (option.tooltip as { valueFormatter: (v: unknown) => string }).valueFormatter;
+    expect(fmt(0.25)).toBe('25% Yes');
+  });
 });

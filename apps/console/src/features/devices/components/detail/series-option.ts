@@ -8,6 +8,10 @@ export interface SeriesLabels {
   max: string;
   band: string;
   unit: string;
+  /** The property's type (thing model): a bool is charted on a 0..1 axis labelled `off` / `on`. */
+  datatype?: 'number' | 'string' | 'bool';
+  on?: string;
+  off?: string;
 }
 
 export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: ChartTheme): ChartOption {
@@ -17,13 +21,16 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
   const round = (v: number) => Math.round(v * 1000) / 1000;
   const x = xWindow(s, numeric.map(t));
   const few = numeric.length <= 12;
+  const bool = labels.datatype === 'bool';
+  // A bool's bucket average is the share of reports that were true.
+  const format = (v: number) => (bool ? `${Math.round(v * 100)}% ${labels.on ?? '1'}` : `${round(v)}${unit}`);
   return {
     animation: false,
     grid: { left: 56, right: 24, top: 36, bottom: 36 },
     legend: { data: [labels.avg, labels.band], top: 0, textStyle: { color: theme.text } },
     tooltip: {
       trigger: 'axis',
-      valueFormatter: (v) => (typeof v === 'number' ? `${round(v)}${unit}` : String(v ?? '-')),
+      valueFormatter: (v) => (typeof v === 'number' ? format(v) : String(v ?? '-')),
     },
     xAxis: {
       type: 'time',
@@ -34,9 +41,19 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
     },
     yAxis: {
       type: 'value',
-      scale: true,
-      ...yFlat(numeric),
-      axisLabel: { color: theme.subText },
+      // The unit of the thing model's property names the axis.
+      ...(labels.unit && !bool ? { name: labels.unit, nameTextStyle: { color: theme.subText } } : {}),
+      ...(bool
+        ? {
+            min: 0,
+            max: 1,
+            interval: 1,
+            axisLabel: {
+              color: theme.subText,
+              formatter: (v: number) => (v >= 1 ? (labels.on ?? '1') : (labels.off ?? '0')),
+            },
+          }
+        : { scale: true, ...yFlat(numeric), axisLabel: { color: theme.subText } }),
       splitLine: { lineStyle: { color: theme.border, type: 'dashed' } },
     },
     series: [
