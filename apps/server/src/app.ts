@@ -18,6 +18,7 @@ import { applicationsRoutes } from './modules/applications/applications.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { commandsPlugin } from './modules/commands/commands.plugin';
 import { commandGroupsRoutes } from './modules/command-groups/command-groups.routes';
+import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
@@ -220,6 +221,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(accessKeysRoutes);
     await app.register(sharesRoutes);
     await app.register(commandGroupsRoutes);
+    await app.register(scriptsRoutes);
     await app.register(thingModelRoutes);
     await app.register(productFeaturesRoutes);
     await app.register(dataTemplatesRoutes);

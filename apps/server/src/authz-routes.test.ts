@@ -22,6 +22,7 @@ const PARAMS: Record<string, string> = {
   version_id: '999999',
   device_id: '999999',
   ak: 'AKAAAAAAAAAAAAAAAAAAAA',
+  version: '1',
 };
 
 /** A valid request for routes whose schema needs more than the path (keyed `METHOD /api/path/{param}`). */
@@ -97,6 +98,11 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   'POST /api/data-templates/{id}/devices': { payload: { sns: [SN] } },
   'PUT /api/devices/{sn}/data-template': { payload: { template_id: 999999 } },
   'PUT /api/products/{product_key}/data-template': { payload: { template_id: 999999 } },
+  'POST /api/scripts': { payload: { name: 'S', source: 'function decode() {}' } },
+  'POST /api/scripts/test-run': { payload: { source: 'function decode() { return {}; }' } },
+  'PUT /api/scripts/{id}': { payload: { name: 'S' } },
+  'PUT /api/scripts/{id}/state': { payload: { enabled: false } },
+  'PUT /api/scripts/{id}/binding': { payload: { product_key: PARAMS.product_key } },
   'POST /api/access-keys': { payload: { name: 'K', scopes: ['devices:read'] } },
   'PUT /api/access-keys/{ak}': { payload: { name: 'K' } },
   'POST /api/access-keys/{ak}/verify-code': { payload: { channel: 'sms' } },

@@ -112,6 +112,8 @@ const envSchema = z.object({
   NOTIFY_POLL_MS: z.coerce.number().int().min(0).default(2000),
   NOTIFY_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   SIM_SYNC_TICK_MS: z.coerce.number().int().min(0).default(30_000),
+  SCRIPT_FAILURES_TO_DISABLE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  SCRIPT_TIME_LIMIT_MS: z.coerce.number().int().min(1).max(10_000).default(50),
   /** Days before a SIM package's expiry at which its user is reminded; '' for none. */
   SIM_REMIND_DAYS: z
     .string()
@@ -213,6 +215,8 @@ export interface Config {
   };
   /** How often each instance schedules and works SIM sync runs (docs/sim.md); 0: no worker (tests drive it). */
   simSyncTickMs: number;
+  /** Scripts (docs/scripts.md): failures in a row that disable a script, and the time limit of one call. */
+  scripts: { failuresToDisable: number; timeLimitMs: number; cacheMs: number };
   /** SIM reminders (docs/sim.md "Reminders"): days before expiry, low-data percentage, pass interval (0: none). */
   simRemind: { days: number[]; dataPercent: number; intervalMs: number };
   /** MAP_TILES / MAP_TIANDITU_KEY: the map tiles until an admin saves the setting (system settings, Map). */
@@ -283,6 +287,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,
     },
     simSyncTickMs: e.SIM_SYNC_TICK_MS,
+    // cacheMs: how long an instance trusts which script a product uses (a change elsewhere takes this long).
+    scripts: {
+      failuresToDisable: e.SCRIPT_FAILURES_TO_DISABLE,
+      timeLimitMs: e.SCRIPT_TIME_LIMIT_MS,
+      cacheMs: 5000,
+    },
     simRemind: {
       days: e.SIM_REMIND_DAYS,
       dataPercent: e.SIM_REMIND_DATA_PERCENT,

@@ -1966,6 +1966,71 @@ const ROUTES: RouteCase[] = [
     auth: 'admin',
     bad: { payload: { sns: [] } },
   },
+  // scripts (docs/scripts.md)
+  { method: 'GET', path: '/api/scripts', url: '/api/scripts', auth: 'user', bad: { query: { state: 'on' } } },
+  {
+    method: 'POST',
+    path: '/api/scripts',
+    url: '/api/scripts',
+    auth: 'user',
+    bad: { payload: { name: '', source: '' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/scripts/test-run',
+    url: '/api/scripts/test-run',
+    auth: 'user',
+    bad: { payload: { source: 'function decode() {}', function: 'eval' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/scripts/{id}',
+    url: '/api/scripts/1',
+    auth: 'user',
+    bad: { url: '/api/scripts/abc' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/scripts/{id}',
+    url: '/api/scripts/1',
+    auth: 'user',
+    bad: { payload: { name: '' } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/scripts/{id}',
+    url: '/api/scripts/1',
+    auth: 'user',
+    bad: { url: '/api/scripts/0' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/scripts/{id}/state',
+    url: '/api/scripts/1/state',
+    auth: 'user',
+    bad: { payload: { enabled: 'yes' } },
+  },
+  {
+    method: 'PUT',
+    path: '/api/scripts/{id}/binding',
+    url: '/api/scripts/1/binding',
+    auth: 'user',
+    bad: { payload: { product_key: 'x' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/scripts/{id}/versions',
+    url: '/api/scripts/1/versions',
+    auth: 'user',
+    bad: { url: '/api/scripts/x/versions' },
+  },
+  {
+    method: 'POST',
+    path: '/api/scripts/{id}/versions/{version}/restore',
+    url: '/api/scripts/1/versions/1/restore',
+    auth: 'user',
+    bad: { url: '/api/scripts/1/versions/0/restore' },
+  },
 ];
 
 let t: TestApp;

@@ -20,6 +20,8 @@ export type InboxCategory = (typeof INBOX_CATEGORIES)[number];
  * - `sim_data_low`: params `iccid`, `phone`, `remaining_mb`, `percent`;
  * - `share_received`: params `from` (the owner's username), `count`, `right` (`view`/`control`), `sn` and
  *   `device_name` (empty unless one device); kept in the `alert` tab (device notices) so the tabs stay three.
+ * - `script_disabled`: params `script_id`, `script_name`, `version`, `failures`, `error`, `line` (0: unknown); the
+ *   server disabled a decoding script that failed that many times in a row (docs/scripts.md); in the `alert` tab.
  */
 export const INBOX_KINDS = [
   'alert_raised',
@@ -27,6 +29,7 @@ export const INBOX_KINDS = [
   'sim_expiring',
   'sim_data_low',
   'share_received',
+  'script_disabled',
 ] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
@@ -36,10 +39,11 @@ export const INBOX_CATEGORY_OF: Record<InboxKind, InboxCategory> = {
   sim_expiring: 'sim',
   sim_data_low: 'sim',
   share_received: 'alert',
+  script_disabled: 'alert',
 };
 
 /** What a message opens: an alert (history id), an OTA task (id), a SIM card (iccid) or a device (sn). */
-export const INBOX_TARGETS = ['alert', 'ota_task', 'sim_card', 'device'] as const;
+export const INBOX_TARGETS = ['alert', 'ota_task', 'sim_card', 'device', 'script'] as const;
 export type InboxTargetType = (typeof INBOX_TARGETS)[number];
 
 export const inboxItem = z.object({

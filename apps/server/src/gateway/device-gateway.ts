@@ -21,6 +21,7 @@ import type { DropReason } from '@cellhub/contract/device-drops';
 import { addDrops, dropReason } from '../modules/device-drops/device-drops.service';
 import { type ConnectInfo, touchDevices } from '../modules/devices/device-presence.service';
 import type { DeviceRef } from '../modules/devices/device-ref';
+import { encodeCommand } from '../modules/scripts/script-commands';
 import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
 import { Rejection } from '../lib/rejection';
 import type { DeviceLink } from './device-link';
@@ -162,6 +163,14 @@ export class DeviceGateway implements DeviceLink {
   async send(productKey: string, sn: string, kind: DownKind, payload: unknown): Promise<void> {
     const adapter = this.adapter;
     if (!adapter || !adapter.reachable(sn)) throw new AppError(20401);
+    if (kind === 'cmd' && !Buffer.isBuffer(payload)) {
+      // A product whose script has `encode` gets its commands as the bytes it returns, on down/raw.
+      const encoded = await encodeCommand(this.telemetry.scripts, productKey, sn, payload);
+      if (encoded) {
+        await adapter.publish(downTopic(productKey, sn, 'raw'), encoded, 1);
+        return;
+      }
+    }
     const bytes = Buffer.isBuffer(payload) ? payload : Buffer.from(JSON.stringify(payload));
     await adapter.publish(downTopic(productKey, sn, kind), bytes, 1);
   }

@@ -92,6 +92,7 @@ export const CLOSED_TO_KEYS: Readonly<Record<string, string>> = {
   'POST /api/share-links': "sharing is the owner's own decision",
   'GET /api/shares/outgoing': 'shares are managed in the console, not by keys',
   'GET /api/shares/incoming': 'shares are managed in the console, not by keys',
+  'POST /api/scripts/test-run': 'scripts are written and tried in the console, not by keys',
   'GET /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
   'PUT /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
   'DELETE /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',

@@ -31,6 +31,7 @@ export type AuditAction =
   | 'device_command_cancel'
   | 'device_config'
   | 'device_raw_send'
+  | 'modbus_write'
   | 'device_register'
   | 'device_bind'
   | 'device_unbind'
@@ -142,7 +143,13 @@ export type AuditAction =
   | 'command_group_delete'
   | 'group_command_create'
   | 'group_command_update'
-  | 'group_command_delete';
+  | 'group_command_delete'
+  // scripts (docs/scripts.md)
+  | 'script_create'
+  | 'script_update'
+  | 'script_state'
+  | 'script_delete'
+  | 'script_bind';
 
 export interface AuditEntry {
   uid: number | null;

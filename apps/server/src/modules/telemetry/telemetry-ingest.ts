@@ -5,6 +5,7 @@ import { Rejection } from '../../lib/rejection';
 import type { PropertyItem } from '../../realtime/domain-events';
 import type { DeviceRef } from '../devices/device-ref';
 import { propertyRulesOf } from '../products/products.service';
+import { ScriptRunner } from '../scripts/script-runner';
 import { fastPropertyUp } from './property-parse';
 import { countValues, DEFAULT_WRITER_OPTIONS, PropertyWriter } from './property-writer';
 import { storeRaw } from './telemetry.service';
@@ -58,13 +59,20 @@ function checkRules(rules: Map<string, string>, items: readonly PropertyItem[]):
  */
 export class TelemetryIngest {
   readonly writer: PropertyWriter;
+  /** Decoding scripts of products (modules/scripts): raw uplinks of their devices become properties too. */
+  readonly scripts: ScriptRunner;
   private readonly rules = new Map<string, RulesEntry>();
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'events' | 'now'>) {
+  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'events' | 'now' | 'log'>) {
     this.writer = new PropertyWriter(deps.db, {
       ...DEFAULT_WRITER_OPTIONS,
       // PostgreSQL commits one batch while the next is inserted; PGlite runs one statement at a time anyway.
       maxInFlight: deps.config.databaseUrl?.startsWith('postgres') ? 2 : 1,
+    });
+    this.scripts = new ScriptRunner(deps, {
+      failuresToDisable: deps.config.scripts.failuresToDisable,
+      cacheMs: deps.config.scripts.cacheMs,
+      limits: { timeMs: deps.config.scripts.timeLimitMs },
     });
   }
 
@@ -74,6 +82,10 @@ export class TelemetryIngest {
    */
   async ingest(device: DeviceRef, message: unknown): Promise<void> {
     const items = this.parse(message);
+    await this.store(device, items);
+  }
+
+  private async store(device: DeviceRef, items: PropertyItem[]): Promise<void> {
     const pending = this.propertyRules(device.productKey);
     const rules = pending instanceof Map ? pending : await pending;
     if (rules.size > 0) checkRules(rules, items);
@@ -88,14 +100,32 @@ export class TelemetryIngest {
     this.deps.events.emit({ type: 'property.committed', device, items });
   }
 
-  /** A `P/up/raw` message: stored as it came (hex in the raw message list). */
-  raw(device: DeviceRef, payload: Buffer): Promise<void> {
-    return storeRaw(this.deps.db, device.id, 'up', payload);
+  /**
+   * A `P/up/raw` message: stored as it came (hex in the raw message list). When the product has an enabled script,
+   * its `decode` turns the bytes into properties, stored like a property message. A script that fails, is slow or
+   * returns what the product's rules refuse never stops this: the raw message is kept and the script's error counted.
+   * Events a script returns are checked but not stored (no event storage yet; docs/scripts.md).
+   */
+  async raw(device: DeviceRef, payload: Buffer): Promise<void> {
+    this.deps.events.emit({ type: 'raw.received', device, payload });
+    const kept = storeRaw(this.deps.db, device.id, 'up', payload);
+    const result = await this.scripts.decode(device, payload);
+    await kept;
+    if (!result?.ok) return;
+    const { properties } = result.decoded;
+    if (Object.keys(properties).length === 0) return;
+    try {
+      await this.store(device, [{ ts: this.deps.now().getTime(), params: properties }]);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      this.scripts.refused(device.productKey, device, result.scriptId, err.reason);
+    }
   }
 
   /** Writes what is queued. */
-  close(): Promise<void> {
-    return this.writer.close();
+  async close(): Promise<void> {
+    await this.scripts.close();
+    await this.writer.close();
   }
 
   private parse(message: unknown): PropertyItem[] {
