@@ -272,17 +272,17 @@ test('factory to customer: 20 made, labelled, tested (one mismatch), shipped, co
     await user.goto(`/device/detail/${pk}/${sn}`);
     const timeline = user.getByTestId('device-timeline');
     await expect(timeline.getByText(`ICCID：${iccid}`)).toBeVisible();
-    // In order; "bound" is not among them: shipping gives the device its owner (docs/device-stock.md), and
-    // binding (POST /api/devices/bind) is how a user claims a device still in stock.
+    // In order; the shipment is what binds the device to the customer's account (docs/device-stock.md).
     const items = timeline.locator('.arco-timeline-item');
     await expect
       .poll(() => items.evaluateAll((els) => els.map((e) => e.getAttribute('data-event'))))
-      .toEqual(['produced', 'tested', 'shipped', 'first_connect', 'sim_activated']);
-    const steps = ['生产入库', '出厂测试', '出库', '首次上线', 'SIM 卡激活'];
+      .toEqual(['produced', 'tested', 'shipped', 'bound', 'first_connect', 'sim_activated']);
+    const steps = ['生产入库', '出厂测试', '出库', '绑定', '首次上线', 'SIM 卡激活'];
     for (const [i, step] of steps.entries()) await expect(items.nth(i)).toContainText(step);
     await expect(items.nth(0)).toContainText(`生产任务：${taskName}`);
     await expect(items.nth(1)).toContainText('测试通过');
     await expect(items.nth(2)).toContainText(`出库给 ${customer.username}`);
+    await expect(items.nth(3)).toContainText(`随出库绑定到 ${customer.username}`);
     await shot(timeline, 'factory-to-customer-timeline');
 
     // 6. A predefined command from the product's command group: a bad value refused, a good one sent and replied.

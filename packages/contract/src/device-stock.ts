@@ -185,7 +185,8 @@ export const timelineEvent = z.object({
   at: iso,
   /**
    * What the step names: produced `task` (production task name, if any); tested `ok`; shipped `customer`;
-   * bound / unbound `user` (admins only); sim_activated `iccid`.
+   * bound / unbound `user` (admins only; a bound step of a shipment names its customer, with `shipment: true`);
+   * sim_activated `iccid`.
    */
   detail: z.record(text(), z.union([text(), z.boolean(), z.number()])),
 });

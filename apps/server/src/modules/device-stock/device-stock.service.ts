@@ -419,7 +419,7 @@ export async function getShipment(deps: Deps, actor: Actor, id: number): Promise
 
 /**
  * The life of a device, oldest first: produced (its `created` log row, with the production task), tested (the
- * factory report), shipped (shipments), bound and unbound (audit rows), first connect (activatedat), SIM activated
+ * factory report), shipped (shipments; a shipment binds the device to its customer, so it adds a bound step), bound and unbound (audit rows), first connect (activatedat), SIM activated
  * (the card of its iccid). Whoever may view the device reads it; other people's usernames only admins.
  */
 export async function deviceTimeline(deps: Deps, actor: Actor, sn: string): Promise<DeviceTimeline> {
@@ -442,7 +442,11 @@ export async function deviceTimeline(deps: Deps, actor: Actor, sn: string): Prom
       .from(deviceHardware)
       .where(eq(deviceHardware.deviceId, d.id)),
     deps.db
-      .select({ at: deviceShipments.createdat, customer: deviceShipments.customerName })
+      .select({
+        at: deviceShipments.createdat,
+        customer: deviceShipments.customerName,
+        customerUid: deviceShipments.customerUid,
+      })
       .from(deviceShipmentItems)
       .innerJoin(deviceShipments, eq(deviceShipments.id, deviceShipmentItems.shipmentId))
       .where(eq(deviceShipmentItems.deviceId, d.id)),
@@ -480,8 +484,17 @@ export async function deviceTimeline(deps: Deps, actor: Actor, sn: string): Prom
   });
   if (hw[0] && hw[0].ok !== null)
     events.push({ event: 'tested', at: hw[0].at.toISOString(), detail: { ok: hw[0].ok } });
-  for (const s of shipments)
-    events.push({ event: 'shipped', at: s.at.toISOString(), detail: { customer: s.customer } });
+  // Shipping binds the device to the customer's account (the shipment sets the owner): it is the binding step.
+  // The customer's name only to admins and to that customer (a later owner does not learn who had it before).
+  for (const s of shipments) {
+    const named = admin || s.customerUid === actor.uid;
+    events.push({ event: 'shipped', at: s.at.toISOString(), detail: named ? { customer: s.customer } : {} });
+    events.push({
+      event: 'bound',
+      at: s.at.toISOString(),
+      detail: named ? { user: s.customer, shipment: true } : { shipment: true },
+    });
+  }
   const names = admin
     ? await usernames(
         deps.db,

@@ -285,6 +285,8 @@ describe('device timeline', () => {
     expect(data<Timeline>(res).events).toMatchObject([
       { event: 'produced', detail: {} },
       { event: 'shipped', detail: { customer: alice.username } },
+      // The shipment binds it to the customer's account.
+      { event: 'bound', detail: { user: alice.username, shipment: true } },
     ]);
     await t.inject({ method: 'POST', url: '/api/devices/RG0005/unbind', token: alice.token });
     // Back in stock: a customer binds it with its secret.
@@ -300,15 +302,18 @@ describe('device timeline', () => {
     const asAdmin = data<Timeline>(
       await t.inject({ method: 'GET', url: '/api/devices/RG0005/timeline', token: admin }),
     ).events;
-    expect(asAdmin.map((e) => e.event)).toEqual(['produced', 'shipped', 'unbound', 'bound']);
-    expect(asAdmin[2]!.detail).toEqual({ user: alice.username });
-    expect(asAdmin[3]!.detail).toEqual({ user: bob.username });
+    expect(asAdmin.map((e) => e.event)).toEqual(['produced', 'shipped', 'bound', 'unbound', 'bound']);
+    expect(asAdmin[3]!.detail).toEqual({ user: alice.username });
+    expect(asAdmin[4]!.detail).toEqual({ user: bob.username });
     // The new owner reads the same steps without other people's names.
     const asBob = data<Timeline>(
       await t.inject({ method: 'GET', url: '/api/devices/RG0005/timeline', token: bob.token }),
     ).events;
-    expect(asBob.map((e) => e.event)).toEqual(['produced', 'shipped', 'unbound', 'bound']);
-    expect(asBob[2]!.detail).toEqual({});
+    expect(asBob.map((e) => e.event)).toEqual(['produced', 'shipped', 'bound', 'unbound', 'bound']);
+    // Not even the first customer's name from the shipment.
+    expect(asBob[1]!.detail).toEqual({});
+    expect(asBob[2]!.detail).toEqual({ shipment: true });
+    expect(asBob[3]!.detail).toEqual({});
   });
 
   it('adds the factory test, the first connect and the SIM activation, in time order', async () => {

@@ -25,6 +25,7 @@ const zhCN = {
   'timeline.bound': '绑定',
   'timeline.unbound': '解绑',
   'timeline.user': '用户：{user}',
+  'timeline.bound.shipment': '随出库绑定到 {user}',
   'timeline.first_connect': '首次上线',
   'timeline.sim_activated': 'SIM 卡激活',
   'timeline.sim_activated.iccid': 'ICCID：{iccid}',
@@ -43,6 +44,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'timeline.bound': 'Bound',
   'timeline.unbound': 'Unbound',
   'timeline.user': 'User: {user}',
+  'timeline.bound.shipment': 'Bound to {user} by the shipment',
   'timeline.first_connect': 'First connect',
   'timeline.sim_activated': 'SIM activated',
   'timeline.sim_activated.iccid': 'ICCID: {iccid}',
@@ -69,6 +71,8 @@ function detailOf(e: TimelineEvent, t: Translate): string {
     case 'shipped':
       return t('timeline.shipped.customer', { customer: String(d.customer ?? '') });
     case 'bound':
+      if (d.shipment && d.user) return t('timeline.bound.shipment', { user: String(d.user) });
+      return d.user ? t('timeline.user', { user: String(d.user) }) : '';
     case 'unbound':
       return d.user ? t('timeline.user', { user: String(d.user) }) : '';
     case 'sim_activated':
