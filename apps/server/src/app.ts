@@ -21,6 +21,8 @@ import { commandGroupsRoutes } from './modules/command-groups/command-groups.rou
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
+import { modbusPollingPlugin } from './modules/modbus-polling/modbus-polling.plugin';
+import { modbusPollingRoutes } from './modules/modbus-polling/modbus-polling.routes';
 import { configTemplatesRoutes } from './modules/config-templates/config-templates.routes';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes';
 import { PastDayCache } from './modules/dashboard/past-day-cache';
@@ -189,6 +191,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(commandsPlugin);
     await app.register(notifyPlugin);
     await app.register(otaPlugin);
+    await app.register(modbusPollingPlugin);
     await app.register(alertsPlugin);
     await app.register(sharesPlugin);
     await app.register(healthRoutes);
@@ -225,6 +228,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(thingModelRoutes);
     await app.register(productFeaturesRoutes);
     await app.register(dataTemplatesRoutes);
+    await app.register(modbusPollingRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

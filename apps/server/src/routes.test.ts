@@ -684,6 +684,28 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { url: '/api/products/a%20b/data-template' },
   },
+  // platform polling of Modbus slaves (docs/modbus-polling.md)
+  {
+    method: 'GET',
+    path: '/api/devices/{sn}/modbus/variables',
+    url: '/api/devices/SN1/modbus/variables',
+    auth: 'user',
+    bad: { url: '/api/devices/%20bad/modbus/variables' },
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/{sn}/modbus/variables/{tag}/read',
+    url: '/api/devices/SN1/modbus/variables/temp/read',
+    auth: 'user',
+    bad: { url: '/api/devices/SN1/modbus/variables/%20bad/read' },
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/{sn}/modbus/variables/{tag}/write',
+    url: '/api/devices/SN1/modbus/variables/temp/write',
+    auth: 'user',
+    bad: { payload: { value: 'high' } },
+  },
   {
     method: 'GET',
     path: '/api/thing-models/{product_key}',

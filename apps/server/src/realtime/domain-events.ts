@@ -20,6 +20,11 @@ export type DomainEvent =
   | { type: 'presence.changed'; device: DeviceRef; online: 0 | 1; at: string; reason?: string }
   /** The device reported the configuration it runs (`P/up/config`), after it was stored. */
   | { type: 'config.reported'; device: DeviceRef; config: ConfigMessage }
+  /**
+   * Bytes from the device's serial port arrived (`P/up/raw`), before they are stored: the Modbus polling engine
+   * (modules/modbus-polling) matches them with the request it has in flight on that DTU.
+   */
+  | { type: 'raw.received'; device: DeviceRef; payload: Uint8Array }
   /** The device answered a command (`P/up/cmd_reply`), after the command row was updated. */
   | { type: 'command.replied'; device: DeviceRef; reply: CmdReplyUp }
   /** Alert triggers were created, edited, enabled, disabled or deleted (committed) on this instance. */

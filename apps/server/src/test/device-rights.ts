@@ -291,6 +291,20 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     rule: { kind: 'control' },
     request: (c) => ({ url: `/api/devices/${c.sn}/data-template` }),
   },
+  // Platform polling (docs/modbus-polling.md): status with view; test reads and writes use the bus, control only.
+  // The matrix devices have no template: a caller with the right gets 81004, past the device check.
+  'GET /api/devices/:sn/modbus/variables': {
+    rule: { kind: 'read' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/modbus/variables` }),
+  },
+  'POST /api/devices/:sn/modbus/variables/:tag/read': {
+    rule: { kind: 'control' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/modbus/variables/temp/read` }),
+  },
+  'POST /api/devices/:sn/modbus/variables/:tag/write': {
+    rule: { kind: 'control' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/modbus/variables/temp/write`, payload: { value: 1 } }),
+  },
   'POST /api/data-templates/:id/devices': {
     rule: {
       kind: 'bulk',
