@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { CellhubApi, ensureFleet } from './api-client';
 import type { DeviceIdentity } from './device';
 import { Fleet } from './fleet';
+import { demoMeter, ModbusBus } from './modbus';
 import { newOtaStats, otaHandler } from './ota';
 import { PROPERTY_KEYS, type PropertyKey } from './telemetry';
 
@@ -52,6 +53,8 @@ Firmware upgrades (P/down/ota; every ratio is drawn per upgrade, so a retry may 
   --ota-progress STEP    report download progress every STEP percent (default 0 = only statuses)
 
 Output:
+  --modbus               put a demo Modbus meter (slave 1, see docs/modbus.md) behind every device's serial port:
+                         frames on P/down/raw are answered on P/up/raw (platform polling, transparent mode)
   --status-every S       status line interval (default 5)
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --help`;
@@ -90,6 +93,7 @@ const { values } = parseArgs({
     'ota-interrupt': { type: 'string', default: '0' },
     'ota-update-ms': { type: 'string', default: '200' },
     'ota-progress': { type: 'string', default: '0' },
+    modbus: { type: 'boolean', default: false },
     'status-every': { type: 'string', default: '5' },
     duration: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -180,6 +184,7 @@ const options = {
   commandDelayMs: num('cmd-delay', 0),
   seed: num('seed', 0),
   fwVersion: values['fw-version'],
+  modbus: values.modbus ? () => new ModbusBus([demoMeter()]) : undefined,
   handlers: {
     ota: otaHandler(
       {

@@ -1,4 +1,5 @@
 import { newStats, VirtualDevice, type BadKind, type DeviceIdentity, type DownlinkHandler } from './device';
+import type { ModbusBus } from './modbus';
 import { deviceInfo, hashSeed, seededRandom, Telemetry, type PropertyKey } from './telemetry';
 
 /** Spaces out events to at most `perSecond`; a connect storm is what a real fleet does after a broker restart. */
@@ -39,6 +40,8 @@ export interface FleetOptions {
   bufferOffline: number;
   commandDelayMs?: number;
   handlers?: Partial<Record<string, DownlinkHandler>>;
+  /** Modbus RTU slaves behind each device in transparent mode (`--modbus`): a fresh bus per device. */
+  modbus?: (sn: string) => ModbusBus;
   /** Seed for choices the fleet makes (who flaps, when); telemetry is seeded per sn. */
   seed?: number;
   /** Firmware version reported on `P/up/info` until an upgrade changes it (default 1.0.0). */
@@ -103,6 +106,7 @@ export class Fleet {
           bufferOffline: opts.bufferOffline,
           commandDelayMs: opts.commandDelayMs,
           handlers: opts.handlers,
+          modbus: opts.modbus?.(identity.sn),
           properties: () => telemetry.sample(opts.properties),
           info: () => ({ ...info, ...telemetry.signal() }),
           onClose: (_device, planned) => {

@@ -9,7 +9,7 @@ import {
 } from '@cellhub/contract/modbus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualDevice } from './device';
-import { ModbusBus, ModbusSlave } from './modbus';
+import { demoMeter, ModbusBus, ModbusSlave } from './modbus';
 import { startTestBroker, type TestBroker, waitFor } from './test-broker';
 
 let broker: TestBroker;
@@ -212,5 +212,30 @@ describe('modbus slave without a broker', () => {
     expect(toHex(frame.slice(3, 7))).toBe('00004148');
     const r = parseResponse(frame, { fc: 3, unit: 1, address: 10, quantity: 2 });
     expect(r.kind).toBe('response');
+  });
+
+  it('serves the demo meter of --modbus', () => {
+    const slave = new ModbusSlave(demoMeter());
+    const temp = slave.answer({ fc: 3, unit: 1, address: 0, quantity: 3 })!;
+    const r = parseResponse(temp, { fc: 3, unit: 1, address: 0, quantity: 3 });
+    expect(r.kind).toBe('response');
+    if (r.kind !== 'response' || r.response.fc !== 3) return;
+    const t = decodeValue(r.response.data, 0, 'int16') as number;
+    const v = decodeValue(r.response.data, 2, 'float32', 'ABCD') as number;
+    expect(t).toBeGreaterThanOrEqual(150);
+    expect(t).toBeLessThanOrEqual(300);
+    expect(v).toBeGreaterThanOrEqual(215 - 1e-3);
+    expect(v).toBeLessThanOrEqual(235 + 1e-3);
+    const e = parseResponse(slave.answer({ fc: 4, unit: 1, address: 3, quantity: 2 })!, {
+      fc: 4,
+      unit: 1,
+      address: 3,
+      quantity: 2,
+    });
+    expect(
+      e.kind === 'response' && e.response.fc === 4 && decodeValue(e.response.data, 0, 'uint32', 'CDAB'),
+    ).toBeGreaterThanOrEqual(10_000);
+    expect(parseResponse(slave.answer({ fc: 6, unit: 1, address: 10, value: 70 })!).kind).toBe('response');
+    expect(slave.words('holding', 10, 1)).toEqual([70]);
   });
 });

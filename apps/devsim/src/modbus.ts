@@ -272,3 +272,38 @@ export class ModbusBus {
     return this.queue;
   }
 }
+
+/**
+ * The meter `--modbus` puts behind every simulated DTU (slave 1), and that `npm run demo`'s data template describes
+ * (register numbers are protocol address + 1):
+ *
+ * | register | type | format | what |
+ * | --- | --- | --- | --- |
+ * | 1 | holding | int16 | temperature x 10, drifting 15.0-30.0 °C (capture formula `x*0.1`) |
+ * | 2-3 | holding | float32 ABCD | voltage, drifting 215-235 V |
+ * | 4-5 | input | uint32 CDAB | energy counter in Wh, drifting 10 000-90 000 |
+ * | 11 | holding | uint16 | setpoint, writable, starts at 50 |
+ * | coil 1 | coil | bool | relay, writable, starts off |
+ * | discrete input 1 | discrete input | bool | door contact, flipping every minute |
+ */
+export function demoMeter(address = 1): SlaveOptions {
+  return {
+    address,
+    holdingRegisters: { 10: 50 },
+    coils: { 0: false },
+    drift: [
+      { type: 'holding', address: 0, format: 'int16', min: 150, max: 300, periodMs: 120_000 },
+      { type: 'holding', address: 1, format: 'float32', order: 'ABCD', min: 215, max: 235, periodMs: 90_000 },
+      {
+        type: 'input',
+        address: 3,
+        format: 'uint32',
+        order: 'CDAB',
+        min: 10_000,
+        max: 90_000,
+        periodMs: 600_000,
+      },
+      { type: 'discrete_input', address: 0, min: 0, max: 1, periodMs: 120_000 },
+    ],
+  };
+}
