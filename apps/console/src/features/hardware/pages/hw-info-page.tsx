@@ -71,7 +71,7 @@ export default function HwInfoPage() {
     {
       title: `${t('hw.info.sn')} / ${t('hw.info.imei')}`,
       dataIndex: 'sn',
-      width: 190,
+      width: 230,
       render: (_: unknown, r) => (
         <div>
           <Clip text={r.sn} />
