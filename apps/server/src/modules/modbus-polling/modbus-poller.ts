@@ -370,6 +370,7 @@ export class ModbusPoller {
     const bus = this.buses.get(deviceId);
     if (!bus) return;
     this.buses.delete(deviceId);
+    bus.reads = [];
     for (const job of bus.queue.splice(0))
       job.done({ outcome: 'offline', message: reason, request: new Uint8Array(), received: [] });
   }
@@ -400,7 +401,9 @@ export class ModbusPoller {
     if (bus.inFlight || this.closed) return;
     const job = bus.queue.shift();
     if (!job) {
-      if (bus.reads.length === 0) this.buses.delete(bus.device.id);
+      // An idle bus with nothing scheduled (test reads of a DTU-polled device, a device gone) is forgotten, unless
+      // a new bus took its place meanwhile.
+      if (bus.reads.length === 0 && this.buses.get(bus.device.id) === bus) this.buses.delete(bus.device.id);
       return;
     }
     let frame: Uint8Array;
