@@ -314,6 +314,16 @@ export const deviceTemplateInfo = z
     name: text(),
     collect_mode: z.enum(COLLECT_MODES),
     source: z.enum(['device', 'product']),
+    /** The variables as the device's properties: key = tag, name, unit; `bool` for bool-format variables. */
+    properties: z.array(
+      z.object({
+        key: text(),
+        name: text(),
+        name_us: text(),
+        unit: text(),
+        datatype: z.enum(['number', 'bool']),
+      }),
+    ),
   })
   .nullable();
 export type DeviceTemplateInfo = z.infer<typeof deviceTemplateInfo>;

@@ -14,6 +14,7 @@ import type { DeviceItem } from '@cellhub/contract/devices';
 import type { ProductDetail } from '@cellhub/contract/products';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { http } from '../../lib/request';
+import { fetchDeviceTemplate, withTemplateProperties } from '../data-templates/device-properties';
 
 const KEY = ['alerts'] as const;
 const enc = encodeURIComponent;
@@ -137,7 +138,9 @@ export function useDeviceProperties(sn: string | undefined) {
       const product = await http.get<ProductDetail>(`/api/products/${enc(device.product_key)}`, {
         silent: true,
       });
-      return product.properties;
+      // A data template's variables are the device's properties too (after the product's).
+      const template = await fetchDeviceTemplate(device.sn).catch(() => null);
+      return withTemplateProperties(product.properties, template ?? undefined) ?? [];
     },
     enabled: !!sn,
     staleTime: 30_000,

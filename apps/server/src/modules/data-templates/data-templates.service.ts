@@ -939,7 +939,20 @@ export async function deviceTemplate(deps: Deps, actor: Actor, sn: string): Prom
   if (!eff) return null;
   const [t] = await deps.db.select().from(dataTemplates).where(eq(dataTemplates.id, eff.templateId));
   if (!t) return null;
-  return { template_id: t.id, name: t.name, collect_mode: t.collectMode, source: eff.source };
+  const vars = (await slavesOf(deps.db, t.id)).flatMap((s) => s.variables);
+  return {
+    template_id: t.id,
+    name: t.name,
+    collect_mode: t.collectMode,
+    source: eff.source,
+    properties: vars.map((v) => ({
+      key: v.tag,
+      name: v.name,
+      name_us: '',
+      unit: v.unit,
+      datatype: v.data_format === 'bool' ? ('bool' as const) : ('number' as const),
+    })),
+  };
 }
 
 /** Who may set a product's default: its owner or an admin (10107 when the product is not theirs, as if missing). */

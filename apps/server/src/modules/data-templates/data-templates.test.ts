@@ -333,7 +333,14 @@ describe('applying', () => {
       url: `/api/devices/${dev2.sn}/data-template`,
       token: owner.token,
     });
-    expect(data(info)).toMatchObject({ template_id: tpl.id, source: 'device' });
+    expect(data(info)).toMatchObject({
+      template_id: tpl.id,
+      source: 'device',
+      properties: [
+        { key: 'temp', name: 'Temperature', unit: '°C', datatype: 'number' },
+        { key: 'press', name: 'Pressure', unit: 'kPa', datatype: 'number' },
+      ],
+    });
     // Applied: deleting is refused, and so is removing the slave's last variables.
     const del = await t.inject({
       method: 'DELETE',

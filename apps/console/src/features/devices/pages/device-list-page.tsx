@@ -80,7 +80,9 @@ export default function DeviceListPage() {
   const available = DEVICE_COLUMNS.filter((c) => isAdmin || !ADMIN_COLUMNS.includes(c));
   const visible = shown.filter((c) => available.includes(c));
   const defs = useMemo(() => defsOf(data?.extra?.property_defs), [data]);
-  const valuesText = (r: DeviceListItem) => formatValues(r.last_values, defs.get(r.product_key), lang);
+  // A device with a data template has its own entry (`product_key/sn`: the product's and the template's).
+  const valuesText = (r: DeviceListItem) =>
+    formatValues(r.last_values, defs.get(`${r.product_key}/${r.sn}`) ?? defs.get(r.product_key), lang);
   const onlineText = (o: 0 | 1) => (o ? t('device.online') : t('device.offline'));
   const detailUrl = (r: DeviceListItem) =>
     `/device/detail/${encodeURIComponent(r.product_key)}/${encodeURIComponent(r.sn)}`;

@@ -8,6 +8,7 @@ import { formatTime } from '../../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../../lib/i18n';
 import { useDeviceEvents } from '../../../../lib/realtime';
 import { useRole } from '../../../../lib/user';
+import { useDeviceTemplate, withTemplateProperties } from '../../../data-templates/device-properties';
 import { seriesKey, usePropertySeries, useProductProperties } from '../../detail-api';
 import locale from '../../locale/detail-index';
 import { foldLiveValue } from './live-series';
@@ -25,7 +26,10 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const tm = useLocale(modelLocale);
   const isAdmin = useRole() === 'admin';
   const { locale: lang } = useLocaleState();
-  const { data: defs } = useProductProperties(d.product_key);
+  const { data: productDefs } = useProductProperties(d.product_key);
+  // A data template's variables are the device's properties too (after the product's).
+  const { data: template } = useDeviceTemplate(d.sn);
+  const defs = useMemo(() => withTemplateProperties(productDefs, template), [productDefs, template]);
   const byKey = useMemo(() => new Map((defs ?? []).map((p) => [p.key, p])), [defs]);
   const nameOf = useCallback(
     (key: string) => {
