@@ -446,10 +446,62 @@ void (async () => {
         { name: 'ERP 同步', scopes: ['devices:read', 'devices:control'], ip_allow: ['127.0.0.1'] },
         alice,
       );
+      // A data template (docs/data-templates.md): one Modbus slave with three variables, applied to one of
+      // alice's devices; its variables become that device's properties and travel in its configuration.
+      const tpl = await api(
+        base,
+        'POST',
+        '/api/data-templates',
+        { name: '锅炉房', type: 'modbus_rtu', remark: '温度、压力与水泵', collect_mode: 'dtu' },
+        alice,
+      );
+      const slave = await api(
+        base,
+        'POST',
+        `/api/data-templates/${tpl.id}/slaves`,
+        { name: '锅炉仪表', address: 1, serial_port: 'rs485' },
+        alice,
+      );
+      for (const v of [
+        {
+          name: '出水温度',
+          tag: 'boiler_temp',
+          unit: '°C',
+          register_type: 'holding',
+          register_address: 1,
+          data_format: 'int16',
+          decimals: 1,
+          capture_formula: 'x*0.1',
+          sampling_cycle_s: 10,
+        },
+        {
+          name: '管道压力',
+          tag: 'pipe_pressure',
+          unit: 'MPa',
+          register_type: 'input',
+          register_address: 3,
+          data_format: 'float32',
+          decimals: 2,
+          sampling_cycle_s: 10,
+        },
+        {
+          name: '水泵',
+          tag: 'pump_on',
+          register_type: 'coil',
+          register_address: 1,
+          data_format: 'bool',
+          access: 'rw',
+          report_method: 'change',
+          sampling_cycle_s: 5,
+        },
+      ])
+        await api(base, 'POST', `/api/data-templates/${tpl.id}/slaves/${slave.id}/variables`, v, alice);
+      await api(base, 'POST', `/api/data-templates/${tpl.id}/devices`, { sns: [shared.control[0]] }, alice);
     }
     say(
       `shipped ${shipped.join(', ')} to "${CUSTOMER.username}" (password ${CUSTOMER.password}), who shares them ` +
-        `with "${OPERATOR.username}" (password ${OPERATOR.password}) and holds a share link and an access key`,
+        `with "${OPERATOR.username}" (password ${OPERATOR.password}) and holds a share link, an access key and a ` +
+        `data template applied to ${shared.control[0]}`,
     );
   } catch (err) {
     say(`could not set up the shipping and sharing demo: ${err.message}`);
