@@ -152,4 +152,27 @@ describe('message box', () => {
     const many = { kind: 'share_received' as const, target_type: null, target_key: null };
     expect(messageLink(many)).toBe('/myshare/list?tab=incoming');
   });
+
+  it('words a disabled script with its failing line and opens the script', async () => {
+    const m = msg(7, {
+      kind: 'script_disabled',
+      params: {
+        script_id: 4,
+        script_name: 'Decoder',
+        version: 2,
+        failures: 20,
+        error: 'RangeError: bad',
+        line: 3,
+      },
+      target_type: 'script',
+      target_key: '4',
+    });
+    serve({ alert: [m] }, { total: 1, alert: 1, ota: 0, sim: 0 });
+    vi.spyOn(http, 'post').mockResolvedValue({ read: 1 } as never);
+    show();
+    expect(await screen.findByText('Script "Decoder" was disabled')).toBeTruthy();
+    expect(screen.getByText('It failed 20 times in a row, line 3: RangeError: bad')).toBeTruthy();
+    fireEvent.click(screen.getByText('Script "Decoder" was disabled'));
+    await waitFor(() => expect(screen.getByTestId('where').textContent).toBe('/script/detail/4'));
+  });
 });

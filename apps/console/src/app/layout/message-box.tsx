@@ -33,6 +33,8 @@ export function messageLink(m: Pick<InboxItem, 'kind' | 'target_type' | 'target_
       return `/ota/task/${m.target_key}`;
     case 'sim_card':
       return `/card/detail/${m.target_key}`;
+    case 'script':
+      return `/script/detail/${m.target_key}`;
     case 'device':
       // The detail route's product segment is not read by the page; the message names only the serial number.
       return `/device/detail/-/${encodeURIComponent(m.target_key)}`;
@@ -81,6 +83,18 @@ export function messageText(
           device: s('device_name') || s('sn'),
           right: t(`inbox.share_received.right.${s('right') === 'control' ? 'control' : 'view'}`),
         }),
+      };
+    case 'script_disabled':
+      return {
+        title: t('inbox.script_disabled.title', { script_name: s('script_name') }),
+        body: t(
+          s('line') && s('line') !== '0' ? 'inbox.script_disabled.line' : 'inbox.script_disabled.body',
+          {
+            failures: s('failures'),
+            line: s('line'),
+            error: s('error'),
+          },
+        ),
       };
     default:
       return { title: m.kind, body: '' };

@@ -28,5 +28,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'inbox.share_received.many': '{right} right; see them in My Shares',
   'inbox.share_received.right.view': 'view',
   'inbox.share_received.right.control': 'control',
+  'inbox.script_disabled.title': 'Script "{script_name}" was disabled',
+  'inbox.script_disabled.body': 'It failed {failures} times in a row: {error}',
+  'inbox.script_disabled.line': 'It failed {failures} times in a row, line {line}: {error}',
 };
 export default enUS;

@@ -26,5 +26,8 @@ const zhCN = {
   'inbox.share_received.many': '{right}权限，在“我的分享”中查看',
   'inbox.share_received.right.view': '查看',
   'inbox.share_received.right.control': '控制',
+  'inbox.script_disabled.title': '脚本「{script_name}」已自动停用',
+  'inbox.script_disabled.body': '连续失败 {failures} 次：{error}',
+  'inbox.script_disabled.line': '连续失败 {failures} 次，第 {line} 行：{error}',
 };
 export default zhCN;
