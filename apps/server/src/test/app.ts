@@ -35,6 +35,12 @@ export class TestClock {
   freeze(): void {
     this.frozenAt = this.now().getTime();
   }
+  /** Lets time run again from where it was frozen (the frozen span is skipped, not caught up). */
+  thaw(): void {
+    if (this.frozenAt === undefined) return;
+    this.offsetMs = this.frozenAt - Date.now();
+    this.frozenAt = undefined;
+  }
   /** Jumps to the start of the next UTC day plus `ms` (fixed-window limits become deterministic). */
   toNextDay(ms = 0): void {
     const now = this.now().getTime();
