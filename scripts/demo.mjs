@@ -6,7 +6,7 @@
 // Ctrl-C stops the fleet, then the server. Environment: PORT, MQTT_PORT, DATA_DIR, DEMO_DEVICES,
 // CELLHUB_ADMIN_PASSWORD, LOG_LEVEL.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,12 +146,15 @@ if (!(await portFree(PORT))) {
 
 let server;
 let devsim;
+/** The raw-frame sensors of the scripts demo (docs/scripts.md). */
+let devsimRaw;
 let stopping = false;
 async function stopAll(code) {
   if (stopping) return;
   stopping = true;
   say('stopping the fleet, then the server ...');
   await stopChild(devsim, 'SIGINT', 10_000);
+  await stopChild(devsimRaw, 'SIGINT', 10_000);
   await stopChild(server, 'SIGTERM', 15_000);
   process.exit(code);
 }
@@ -377,6 +380,67 @@ devsim = run(
 void devsim.exited.then((code) => {
   if (!stopping) say(`the device simulator exited (${code}); the server keeps running (Ctrl-C to stop)`);
 });
+
+// Scripts (docs/scripts.md): a product whose sensors send 5-byte binary frames on P/up/raw, decoded into properties
+// by its script (the script text is the one devsim's frame encoder documents); three devsim sensors send them.
+const RAW_PRODUCT = { product_key: 'rawsensor-demo', name: '温湿度传感器（原始帧）' };
+void (async () => {
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const found = await api(
+      base,
+      'GET',
+      `/api/products?keyword=${encodeURIComponent('rawsensor')}`,
+      undefined,
+      token,
+    );
+    if (!found.some((p) => p.product_key === RAW_PRODUCT.product_key)) {
+      await api(
+        base,
+        'POST',
+        '/api/products',
+        {
+          ...RAW_PRODUCT,
+          dataformat: 'raw',
+          description: 'Demo product: binary frames decoded by a script',
+          properties: PROPERTIES,
+        },
+        token,
+      );
+      const source = /RAW_FRAME_SCRIPT = `([\s\S]*?)`;/.exec(
+        readFileSync(join(root, 'apps/devsim/src/raw-frame.ts'), 'utf8'),
+      )?.[1];
+      if (source)
+        await api(
+          base,
+          'POST',
+          '/api/scripts',
+          {
+            name: '温湿度帧解析',
+            description: 'devsim --raw-frames: 01 <temperature x10> <humidity> <rssi>',
+            product_key: RAW_PRODUCT.product_key,
+            source,
+            note: 'demo',
+          },
+          token,
+        );
+      say(`created product ${RAW_PRODUCT.name} (${RAW_PRODUCT.product_key}) with a decoding script`);
+    }
+    devsimRaw = run(
+      'devsim-raw',
+      [
+        join(root, 'node_modules/tsx/dist/cli.mjs'),
+        join(root, 'apps/devsim/src/cli.ts'),
+        ...['--api', base, '--password', PASSWORD, '--product', RAW_PRODUCT.product_key, '--create', '3'],
+        ...['--prefix', 'RAW', '--url', `mqtt://127.0.0.1:${MQTT_PORT}`, '--rate', '0.2', '--raw-frames'],
+        ...['--status-every', '60'],
+      ],
+      {},
+    );
+  } catch (err) {
+    say(`could not set up the scripts demo: ${err.message}`);
+  }
+})();
 
 // Alert triggers on a few fleet devices (once they exist): weak signal raises alerts now and then, so the Workplace
 // lists active alerts and the bell's message box gets messages (docs/inbox.md).

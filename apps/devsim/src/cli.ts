@@ -55,6 +55,8 @@ Firmware upgrades (P/down/ota; every ratio is drawn per upgrade, so a retry may 
 Output:
   --modbus               put a demo Modbus meter (slave 1, see docs/modbus.md) behind every device's serial port:
                          frames on P/down/raw are answered on P/up/raw (platform polling, transparent mode)
+  --raw-frames           send readings as 5-byte binary frames on P/up/raw (temperature, humidity, rssi; see
+                         docs/scripts.md for the decoding script) instead of JSON property messages
   --status-every S       status line interval (default 5)
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --help`;
@@ -94,6 +96,7 @@ const { values } = parseArgs({
     'ota-update-ms': { type: 'string', default: '200' },
     'ota-progress': { type: 'string', default: '0' },
     modbus: { type: 'boolean', default: false },
+    'raw-frames': { type: 'boolean', default: false },
     'status-every': { type: 'string', default: '5' },
     duration: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -185,6 +188,7 @@ const options = {
   seed: num('seed', 0),
   fwVersion: values['fw-version'],
   modbus: values.modbus ? () => new ModbusBus([demoMeter()]) : undefined,
+  rawFrames: values['raw-frames'],
   handlers: {
     ota: otaHandler(
       {

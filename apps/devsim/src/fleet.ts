@@ -1,5 +1,6 @@
 import { newStats, VirtualDevice, type BadKind, type DeviceIdentity, type DownlinkHandler } from './device';
 import type { ModbusBus } from './modbus';
+import { encodeRawFrame } from './raw-frame';
 import { deviceInfo, hashSeed, seededRandom, Telemetry, type PropertyKey } from './telemetry';
 
 /** Spaces out events to at most `perSecond`; a connect storm is what a real fleet does after a broker restart. */
@@ -46,6 +47,8 @@ export interface FleetOptions {
   seed?: number;
   /** Firmware version reported on `P/up/info` until an upgrade changes it (default 1.0.0). */
   fwVersion?: string;
+  /** Readings go out as binary frames on `P/up/raw` (./raw-frame.ts) instead of JSON property messages. */
+  rawFrames?: boolean;
 }
 
 interface Member {
@@ -186,6 +189,9 @@ export class Fleet {
         if (m.device.connected && this.opts.badRatio > 0 && this.random() < this.opts.badRatio) {
           const kind = BAD_KINDS[Math.floor(this.random() * BAD_KINDS.length)] ?? 'json';
           void m.device.sendBad(kind).catch(() => undefined);
+        } else if (this.opts.rawFrames) {
+          const frame = encodeRawFrame(m.telemetry.sample(this.opts.properties));
+          if (m.device.connected) void m.device.publishBytes('raw', frame).catch(() => undefined);
         } else if (m.device.connected || m.offline) {
           void m.device.report().catch(() => undefined);
         }
