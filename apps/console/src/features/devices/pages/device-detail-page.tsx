@@ -22,6 +22,7 @@ const PropertiesPanel = lazy(() => import('../components/detail/properties-panel
 const CommandsPanel = lazy(() => import('../components/detail/commands-panel'));
 const DeviceLogPanel = lazy(() => import('../components/detail/device-log-panel'));
 const ConfigPanel = lazy(() => import('../components/detail/config-panel'));
+const ModbusVariablesCard = lazy(() => import('../components/detail/modbus-variables-card'));
 const ShareDialog = lazy(() => import('../../../components/share-dialog/share-dialog'));
 // Below the overview: loaded (and its events read) once the browser is idle after the device shows, not before.
 const DeviceTimelineCard = lazy(() => import('../components/detail/device-timeline-card'));
@@ -151,6 +152,7 @@ export default function DeviceDetailPage() {
       )}
       <Suspense fallback={panelLoading}>
         {tab === 'properties' && <PropertiesPanel d={d} />}
+        {tab === 'properties' && <ModbusVariablesCard sn={d.sn} readOnly={viewOnly} />}
         {tab === 'commands' && <CommandsPanel d={d} readOnly={viewOnly} />}
         {tab === 'logs' && <DeviceLogPanel sn={d.sn} />}
         {tab === 'config' && <ConfigPanel sn={d.sn} readOnly={viewOnly} />}
