@@ -23,7 +23,8 @@ const CHILD = fileURLToPath(new URL('../test/presence-child.ts', import.meta.url
 // The key buildTestApp gives its apps: device secrets are encrypted under it, and both servers read them.
 const SECRET_KEY = 'test-secret-key-0123456789abcdef-0123456789';
 /** Both servers beat often and give up on each other soon, so the test takes seconds, not minutes. */
-const FAST = { heartbeatMs: 300, instanceTimeoutMs: 1500 };
+// An instance is taken for dead after 3 s without a beat: short for the test, long enough for a busy CI machine.
+const FAST = { heartbeatMs: 300, instanceTimeoutMs: 3000 };
 
 interface Child {
   port: number;
@@ -120,6 +121,9 @@ const disconnects = async (t: TestApp, token: string, sn: string) => {
   );
 };
 
+/** QUICK's keep-alive: short, yet its pings (every half of it) survive a busy test process. */
+const QUICK_KEEPALIVE_S = 3;
+
 /** A quiet DTU: connected with a keep-alive, sending nothing but its PINGREQs. */
 interface Quiet {
   raw: RawMqtt;
@@ -166,11 +170,11 @@ describe(`a server killed with devices connected (${onPostgres ? 'PostgreSQL, tw
       const [back, gone, long, quick] = devices as [TestDevice, TestDevice, TestDevice, TestDevice];
       const config = { dataDir: store.dataDir, databaseUrl: store.databaseUrl };
       // BACK comes back after the crash, GONE (same keep-alive) does not: it is the sentinel that BACK's time
-      // passed. LONG's keep-alive is far longer. QUICK (1 s) would be gone at once if its instance were.
+      // passed. LONG's keep-alive is far longer. QUICK (3 s) would be gone soon if its instance were.
       raws.push(await connectQuiet(a.mqttPort, back, 12));
       raws.push(await connectQuiet(a.mqttPort, gone, 12));
       raws.push(await connectQuiet(a.mqttPort, long, 600));
-      raws.push(await connectQuiet(a.mqttPort, quick, 1));
+      raws.push(await connectQuiet(a.mqttPort, quick, QUICK_KEEPALIVE_S));
       await eventually(async () => {
         const list = await api<{ online: number }[]>(a!.port, token, 'GET', '/api/devices?per_page=10');
         return list.filter((d) => d.online === 1).length === 4 ? true : undefined;
@@ -182,7 +186,7 @@ describe(`a server killed with devices connected (${onPostgres ? 'PostgreSQL, tw
         // sweeps leave it online while that one beats.
         b = await buildTestApp({ config });
         await eventually(async () =>
-          Date.now() > connectedAt + 1500 + 3 * FAST.heartbeatMs ? true : undefined,
+          Date.now() > connectedAt + 1500 * QUICK_KEEPALIVE_S + 3 * FAST.heartbeatMs ? true : undefined,
         );
         await b.app.gateway.keeper.runNow();
         const bToken = await b.adminToken();
