@@ -182,7 +182,12 @@ function SlavePanel({
 
   const columns: TableColumnProps<VariableItem>[] = [
     { title: t('dt.var.name'), dataIndex: 'name', width: 140 },
-    { title: t('dt.var.tag'), dataIndex: 'tag', width: 120, render: (v: string) => <code>{v}</code> },
+    {
+      title: t('dt.var.tag'),
+      dataIndex: 'tag',
+      width: 150,
+      render: (v: string) => <code style={{ whiteSpace: 'nowrap' }}>{v}</code>,
+    },
     {
       title: t('dt.var.registerType'),
       dataIndex: 'register_type',
@@ -524,18 +529,20 @@ function ProductDefaultCard({ tpl }: { tpl: TemplateDetail }) {
     <Card bordered={false} title={t('dt.product')}>
       <Space direction="vertical" size={12} style={{ width: '100%' }}>
         <Typography.Text type="secondary">{t('dt.product.help')}</Typography.Text>
-        <Space wrap>
-          {tpl.products.map((p) => (
-            <Tag
-              key={p.product_key}
-              closable
-              color="arcoblue"
-              onClose={() => setDefault.mutateAsync({ productKey: p.product_key, templateId: null })}
-            >
-              {p.name} ({p.product_key})
-            </Tag>
-          ))}
-        </Space>
+        {tpl.products.length > 0 && (
+          <Space wrap>
+            {tpl.products.map((p) => (
+              <Tag
+                key={p.product_key}
+                closable
+                color="arcoblue"
+                onClose={() => setDefault.mutateAsync({ productKey: p.product_key, templateId: null })}
+              >
+                {p.name} ({p.product_key})
+              </Tag>
+            ))}
+          </Space>
+        )}
         <Space>
           <ProductSelect
             value={productKey}

@@ -30,33 +30,34 @@ export default function DataTemplateListPage() {
     {
       title: t('dt.col.name'),
       dataIndex: 'name',
+      width: 180,
+      ellipsis: true,
       render: (v: string, row) => <RowLink to={`${DETAIL}/${row.id}`}>{v}</RowLink>,
     },
-    { title: t('dt.col.type'), dataIndex: 'type', width: 130, render: (v: string) => t(`dt.type.${v}`) },
+    { title: t('dt.col.type'), dataIndex: 'type', width: 110, render: (v: string) => t(`dt.type.${v}`) },
     {
       title: t('dt.col.mode'),
       dataIndex: 'collect_mode',
-      width: 130,
+      width: 110,
       render: (v: string) => (
         <Tag size="small" color={v === 'dtu' ? 'arcoblue' : 'purple'}>
           {t(`dt.mode.${v}`)}
         </Tag>
       ),
     },
-    { title: t('dt.col.slaves'), dataIndex: 'slave_count', width: 80 },
-    { title: t('dt.col.variables'), dataIndex: 'variable_count', width: 90 },
-    { title: t('dt.col.devices'), dataIndex: 'device_count', width: 80 },
-    { title: t('dt.col.remark'), dataIndex: 'remark', ellipsis: true, render: (v: string) => v || '-' },
+    { title: t('dt.col.slaves'), dataIndex: 'slave_count', width: 70 },
+    { title: t('dt.col.variables'), dataIndex: 'variable_count', width: 70 },
+    { title: t('dt.col.devices'), dataIndex: 'device_count', width: 70 },
     {
       title: t('dt.col.updated'),
       dataIndex: 'updatedat',
-      width: 180,
+      width: 170,
       render: (v: string) => <span style={{ whiteSpace: 'nowrap' }}>{formatTime(v)}</span>,
     },
     {
       title: t('common.operations'),
       dataIndex: 'operations',
-      width: 240,
+      width: 220,
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={() => setEditing(row)}
