@@ -34,7 +34,7 @@ export default function DataTemplateListPage() {
       ellipsis: true,
       render: (v: string, row) => <RowLink to={`${DETAIL}/${row.id}`}>{v}</RowLink>,
     },
-    { title: t('dt.col.type'), dataIndex: 'type', width: 110, render: (v: string) => t(`dt.type.${v}`) },
+    { title: t('dt.col.type'), dataIndex: 'type', width: 120, render: (v: string) => t(`dt.type.${v}`) },
     {
       title: t('dt.col.mode'),
       dataIndex: 'collect_mode',
@@ -57,7 +57,7 @@ export default function DataTemplateListPage() {
     {
       title: t('common.operations'),
       dataIndex: 'operations',
-      width: 220,
+      width: 260,
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={() => setEditing(row)}
@@ -105,6 +105,7 @@ export default function DataTemplateListPage() {
       }
       create={{ label: t('dt.create'), onClick: () => setEditing('new') }}
       rowKey="id"
+      tableProps={{ scroll: { x: 1150 } }}
       columns={columns}
       query={query}
       params={params}
