@@ -23,11 +23,13 @@ export default function ScriptListPage() {
     {
       title: t('script.col.name'),
       dataIndex: 'name',
+      width: 200,
       render: (v: string, row) => <RowLink to={`/script/detail/${row.id}`}>{v}</RowLink>,
     },
     {
       title: t('script.col.product'),
       dataIndex: 'product_name',
+      width: 180,
       render: (v: string | null, row) =>
         row.shared ? <Tag color="arcoblue">{t('script.shared')}</Tag> : v || row.product_key,
     },
@@ -49,17 +51,18 @@ export default function ScriptListPage() {
         ),
     },
     { title: t('script.col.version'), dataIndex: 'version', width: 80, render: (v: number) => `v${v}` },
-    { title: t('script.col.calls'), dataIndex: 'calls', width: 100 },
+    { title: t('script.col.calls'), dataIndex: 'calls', width: 90 },
     {
       title: t('script.col.errors'),
       dataIndex: 'errors',
-      width: 100,
+      width: 90,
       render: (v: number) => (v > 0 ? <span className={styles.errorText}>{v}</span> : v),
     },
     {
       title: t('script.col.lastError'),
       dataIndex: 'last_error',
       ellipsis: true,
+      width: 220,
       render: (_: unknown, row) =>
         row.last_error ? (
           <Tooltip
@@ -86,6 +89,7 @@ export default function ScriptListPage() {
       title: t('common.operations'),
       dataIndex: 'operations',
       width: 200,
+      fixed: 'right',
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={`/script/edit/${row.id}`}
@@ -147,6 +151,7 @@ export default function ScriptListPage() {
       params={params}
       setParams={setParams}
       total={(total) => t('script.total', { total })}
+      tableProps={{ scroll: { x: 1380 } }}
       empty={<ListEmpty text={t('script.empty')} hint={t('script.empty.hint')} />}
     />
   );
