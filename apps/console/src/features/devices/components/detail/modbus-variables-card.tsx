@@ -130,7 +130,8 @@ export default function ModbusVariablesCard({ sn, readOnly }: { sn: string; read
           <Typography.Text type="secondary">{t('mb.never')}</Typography.Text>
         ) : (
           <Typography.Text bold>
-            {isBool(v) ? String(v.last_value !== 0) : v.last_value} {v.unit}
+            {isBool(v) ? String(v.last_value !== 0) : v.last_value}
+            {v.unit ? ` ${v.unit}` : ''}
           </Typography.Text>
         ),
     },
@@ -311,7 +312,7 @@ export default function ModbusVariablesCard({ sn, readOnly }: { sn: string; read
                   label: t('mb.result.value'),
                   value: (
                     <span data-testid="mb-result-value">
-                      {result.value === null ? '-' : `${String(result.value)} ${v?.unit ?? ''}`}
+                      {result.value === null ? '-' : `${String(result.value)}${v?.unit ? ` ${v.unit}` : ''}`}
                     </span>
                   ),
                 },
