@@ -58,6 +58,7 @@ export default function DataTemplateListPage() {
       title: t('common.operations'),
       dataIndex: 'operations',
       width: 260,
+      fixed: 'right',
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={() => setEditing(row)}
@@ -105,7 +106,7 @@ export default function DataTemplateListPage() {
       }
       create={{ label: t('dt.create'), onClick: () => setEditing('new') }}
       rowKey="id"
-      tableProps={{ scroll: { x: 1150 } }}
+      tableProps={{ scroll: { x: 1120 } }}
       columns={columns}
       query={query}
       params={params}
