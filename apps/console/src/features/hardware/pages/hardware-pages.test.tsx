@@ -158,18 +158,19 @@ describe('hardware records', () => {
     expect(document.querySelector('.arco-table-scroll-position-left, .arco-table-scroll-x')).toBeNull();
     const headers = () => [...document.querySelectorAll('th')].map((th) => th.textContent);
     expect(headers()).toContain(zhCN['hw.info.board']);
-    expect(headers()).not.toContain(zhCN['hw.info.mcu']);
-    expect(headers()).not.toContain(zhCN['hw.info.mac']);
+    const mcuMac = `${zhCN['hw.info.mcu']} / ${zhCN['hw.info.mac']}`;
+    expect(headers()).not.toContain(mcuMac);
     // A long value ends in an ellipsis on one line.
     const model = within(row).getByText('EC200U-CN-A-VERY-LONG-MODULE-MODEL');
     expect(model.style.textOverflow).toBe('ellipsis');
     expect(model.style.whiteSpace).toBe('nowrap');
-    // The column setting shows MAC, and remembers it.
+    // The column setting shows MCU ID and MAC, and remembers it.
     fireEvent.click(screen.getByTestId('hw-info-column-setting'));
-    fireEvent.click(await screen.findByLabelText(zhCN['hw.info.mac']));
-    await waitFor(() => expect(headers()).toContain(zhCN['hw.info.mac']));
+    fireEvent.click(await screen.findByLabelText(mcuMac));
+    await waitFor(() => expect(headers()).toContain(mcuMac));
+    expect(within(row).getByText('02:00:00:00:00:01')).toBeTruthy();
     expect(JSON.parse(localStorage.getItem('cellhub.hw-info.columns') ?? '[]')).toEqual([
-      'mac',
+      'mcu_mac',
       'board_revision',
     ]);
   });

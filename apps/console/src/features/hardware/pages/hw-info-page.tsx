@@ -20,14 +20,13 @@ import locale from '../locale';
 
 const muted = { color: 'var(--color-text-3)' };
 
-/** Columns the column setting can hide or show; MCU ID and MAC are hidden until asked for. */
-const OPTIONAL_COLUMNS = ['mcu_id', 'mac', 'board_revision'] as const;
+/** Columns the column setting can hide or show; MCU ID and MAC (one column) are hidden until asked for. */
+const OPTIONAL_COLUMNS = ['mcu_mac', 'board_revision'] as const;
 type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
 const DEFAULT_COLUMNS: OptionalColumn[] = ['board_revision'];
-const COLUMN_LABEL: Record<OptionalColumn, string> = {
-  mcu_id: 'hw.info.mcu',
-  mac: 'hw.info.mac',
-  board_revision: 'hw.info.board',
+const COLUMN_LABEL: Record<OptionalColumn, string[]> = {
+  mcu_mac: ['hw.info.mcu', 'hw.info.mac'],
+  board_revision: ['hw.info.board'],
 };
 export const COLUMNS_KEY = 'cellhub.hw-info.columns';
 
@@ -71,7 +70,7 @@ export default function HwInfoPage() {
     {
       title: `${t('hw.info.sn')} / ${t('hw.info.imei')}`,
       dataIndex: 'sn',
-      width: 230,
+      width: 200,
       render: (_: unknown, r) => (
         <div>
           <Clip text={r.sn} />
@@ -140,18 +139,16 @@ export default function HwInfoPage() {
       ),
     },
     {
-      title: t('hw.info.mcu'),
+      title: `${t('hw.info.mcu')} / ${t('hw.info.mac')}`,
       dataIndex: 'mcu_id',
-      width: 110,
-      optional: 'mcu_id',
-      render: (v: string) => <Clip text={v || '-'} />,
-    },
-    {
-      title: t('hw.info.mac'),
-      dataIndex: 'mac',
       width: 150,
-      optional: 'mac',
-      render: (v: string) => <Clip text={v || '-'} />,
+      optional: 'mcu_mac',
+      render: (_: unknown, r) => (
+        <div>
+          <Clip text={r.mcu_id || '-'} />
+          <Clip text={r.mac || '-'} style={{ ...muted, fontSize: 12 }} />
+        </div>
+      ),
     },
     {
       title: t('hw.info.board'),
@@ -160,7 +157,12 @@ export default function HwInfoPage() {
       optional: 'board_revision',
       render: (v: string) => <Clip text={v || '-'} />,
     },
-    { title: t('hw.info.lastAt'), dataIndex: 'last_at', width: 170, render: (v: string) => formatTime(v) },
+    {
+      title: t('hw.info.lastAt'),
+      dataIndex: 'last_at',
+      width: 170,
+      render: (v: string) => <span style={{ whiteSpace: 'nowrap' }}>{formatTime(v)}</span>,
+    },
   ];
   const columns = all
     .filter((c) => !c.optional || shown.includes(c.optional))
@@ -176,7 +178,10 @@ export default function HwInfoPage() {
           direction="vertical"
           value={shown}
           onChange={(v: OptionalColumn[]) => pickColumns(v)}
-          options={OPTIONAL_COLUMNS.map((c) => ({ label: t(COLUMN_LABEL[c]), value: c }))}
+          options={OPTIONAL_COLUMNS.map((c) => ({
+            label: COLUMN_LABEL[c].map((k) => t(k)).join(' / '),
+            value: c,
+          }))}
           data-testid="hw-info-columns"
         />
       }
