@@ -47,6 +47,11 @@ export interface PollerOptions {
   flushMs: number;
   /** Unused registers allowed between two variables read in one request (read planner). */
   maxGap: number;
+  /**
+   * Silence kept on a bus after a timeout before the next request: a late answer to the request that timed out
+   * then arrives while nothing is in flight and is dropped, instead of passing for the next request's answer.
+   */
+  guardMs: number;
 }
 
 export const DEFAULT_POLLER_OPTIONS: PollerOptions = {
@@ -55,6 +60,7 @@ export const DEFAULT_POLLER_OPTIONS: PollerOptions = {
   reloadMs: 10_000,
   flushMs: 2000,
   maxGap: 0,
+  guardMs: 150,
 };
 
 /** One variable of a template, ready to poll. */
@@ -125,6 +131,8 @@ interface Bus {
   stream: ResponseStream;
   /** Last stored value per tag (report method "change"). */
   stored: Map<string, PropertyValue>;
+  /** Set while the bus keeps silent after a timeout (see PollerOptions.guardMs). */
+  guard?: NodeJS.Timeout;
 }
 
 interface StatusDelta {
@@ -398,7 +406,7 @@ export class ModbusPoller {
   }
 
   private pump(bus: Bus): void {
-    if (bus.inFlight || this.closed) return;
+    if (bus.inFlight || bus.guard || this.closed) return;
     const job = bus.queue.shift();
     if (!job) {
       // An idle bus with nothing scheduled (test reads of a DTU-polled device, a device gone) is forgotten, unless
@@ -451,6 +459,13 @@ export class ModbusPoller {
     clearTimeout(inFlight.timer);
     bus.inFlight = undefined;
     inFlight.job.done({ ...end, request: inFlight.frame, received: inFlight.received });
+    if (end.outcome === 'timeout' && this.options.guardMs > 0 && !this.closed) {
+      bus.guard = setTimeout(() => {
+        bus.guard = undefined;
+        this.pump(bus);
+      }, this.options.guardMs);
+      return;
+    }
     this.pump(bus);
   }
 
@@ -629,6 +644,7 @@ export class ModbusPoller {
     for (const off of this.off) off();
     await this.periodic.stop();
     for (const bus of this.buses.values()) {
+      clearTimeout(bus.guard);
       if (bus.inFlight)
         this.finish(bus, bus.inFlight, { outcome: 'offline', message: 'the server is stopping' });
       for (const job of bus.queue.splice(0))

@@ -271,6 +271,30 @@ describe('platform polling through a transparent DTU', () => {
       })
     ).json() as { data: Record<string, unknown> };
     expect(to.data).toMatchObject({ outcome: 'timeout', code: 81001, response: '' });
+    // A late answer (after the timeout) is not taken for the next request's answer: the bus keeps silent a moment.
+    bus.slave(3)!.silent = false;
+    bus.slave(3)!.delayMs = 320;
+    for (let i = 0; i < 2; i++) {
+      const late = (
+        await t.inject({
+          method: 'POST',
+          url: `/api/devices/${d.sn}/modbus/variables/volts/read`,
+          token: owner.token,
+        })
+      ).json() as { data: Record<string, unknown> };
+      expect(late.data, `read ${i}`).toMatchObject({ outcome: 'timeout', response: '' });
+    }
+    bus.slave(3)!.delayMs = 0;
+    await eventually(async () => {
+      const r2 = (
+        await t.inject({
+          method: 'POST',
+          url: `/api/devices/${d.sn}/modbus/variables/volts/read`,
+          token: owner.token,
+        })
+      ).json() as { data: Record<string, unknown> };
+      return r2.data.outcome === 'response' ? r2 : undefined;
+    });
     const missing = await t.inject({
       method: 'POST',
       url: `/api/devices/${d.sn}/modbus/variables/nope/read`,
@@ -329,6 +353,13 @@ describe('platform polling through a transparent DTU', () => {
     ]);
     const slave = bus.slave(4)!;
     await dtu(d, bus);
+    // The first scheduled reads (hourly after that) are done: nothing else will use the bus during the writes.
+    await eventually(async () => {
+      const st = await status(d.sn);
+      return ['sp', 'big', 'relay', 'ro', 'sq'].every((tag) => (st.get(tag)!.reads as number) >= 1)
+        ? true
+        : undefined;
+    });
     const write = (tag: string, value: unknown, token = owner.token) =>
       t.inject({
         method: 'POST',
