@@ -852,11 +852,16 @@ async function pushToDevices(deps: Deps, actor: Actor, templateId: number): Prom
   const slaves = await slavesOf(deps.db, templateId);
   const complete = slaves.length > 0 && slaves.every((s) => s.variables.length > 0);
   const form = t.collectMode === 'dtu' && complete ? dtuConfigOf(t, slaves) : undefined;
-  for (const r of rows) await pushDeviceConfig(deps, systemActor(actor), r.sn, form);
+  for (const r of rows) {
+    try {
+      await pushDeviceConfig(deps, actor, r.sn, form);
+    } catch (err) {
+      // A device the editor may no longer control (a share ended) keeps its configuration until someone who may
+      // control it applies the template again.
+      if (!(err instanceof AppError) || (err.code !== 10117 && err.code !== 10108)) throw err;
+    }
+  }
 }
-
-/** The template's owner changed it; the configuration change is theirs, made on devices they applied it to. */
-const systemActor = (actor: Actor): Actor => ({ ...actor, role: 'admin', scopes: undefined });
 
 /**
  * Applies the template to one device the actor may control (their own or a control-share; 10108 for a view-share,

@@ -341,7 +341,16 @@ describe('applying', () => {
         { key: 'press', name: 'Pressure', unit: 'kPa', datatype: 'number' },
       ],
     });
-    // Applied: deleting is refused, and so is removing the slave's last variables.
+    // A change of the template reaches the device as a new configuration.
+    const changed = nextMessage(c, downTopic(dev2.productKey, dev2.sn, 'config'));
+    const slaveId = data<TemplateDetail>(
+      await t.inject({ method: 'GET', url: `/api/data-templates/${tpl.id}`, token: owner.token }),
+    ).slaves[0]!.id;
+    const added = await addVar(owner.token, tpl.id, slaveId, { ...TEMP, tag: 'flow', register_address: 9 });
+    expect(added.statusCode, added.body).toBe(200);
+    const next = JSON.parse((await changed).toString()) as typeof msg;
+    expect(next.config.modbus.slaves[0]!.variables.map((v) => v.tag)).toEqual(['temp', 'press', 'flow']);
+    // Applied: deleting is refused.
     const del = await t.inject({
       method: 'DELETE',
       url: `/api/data-templates/${tpl.id}`,
