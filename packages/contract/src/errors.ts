@@ -156,6 +156,13 @@ export const ERROR_CODES = {
   82003: entry('The script ran out of memory', '脚本内存超限'),
   82004: entry('The script is disabled', '脚本已停用'),
   82005: entry('The script source is invalid', '脚本源码无效'),
+  // contract: scenes and scene models (docs/scenes.md)
+  83001: entry('The scene file is invalid', '场景文件无效'),
+  83002: entry('The scene file version is not supported', '不支持该场景文件版本'),
+  83003: entry('The binding does not match the device', '绑定与设备不匹配'),
+  83004: entry('The scene model is used by scenes', '该场景模型正被场景使用'),
+  83005: entry('The widget is not a control', '该组件不可控制'),
+  83006: entry('The scene has too many widgets', '场景组件过多'),
   90000: entry('Please enter the command value', '请输入指令值'),
   90001: entry('Command value is empty', '指令值为空'),
   90002: entry('Push failed', '推送失败'),
