@@ -398,6 +398,18 @@ describe('applying', () => {
       token: owner.token,
     });
     expect(data<TemplateDetail>(detail).products.map((p) => p.product_key)).toEqual([dev.productKey]);
+    // While applied, the template stays complete: the last variable of a slave (80001) and the last slave (80002)
+    // cannot be removed.
+    const slave = data<TemplateDetail>(detail).slaves[0]!;
+    const del = (url: string) => t.inject({ method: 'DELETE', url, token: owner.token });
+    expect((await del(`/api/data-templates/${tpl.id}/variables/${slave.variables[0]!.id}`)).statusCode).toBe(
+      200,
+    );
+    expect(errorOf(await del(`/api/data-templates/${tpl.id}/variables/${slave.variables[1]!.id}`)).code).toBe(
+      80001,
+    );
+    expect(errorOf(await del(`/api/data-templates/${tpl.id}/slaves/${slave.id}`)).code).toBe(80002);
+    expect(errorOf(await del(`/api/data-templates/${tpl.id}`)).code).toBe(80009);
     expect(
       (
         await t.inject({
