@@ -43,7 +43,7 @@ export function percentile(sorted, p) {
  */
 export async function runLoad(
   devices,
-  { seconds, warmup = 2, window = 16, withId = false, onPublish, onWindowStart, onWindowEnd },
+  { seconds, warmup = 2, window = 16, withId = false, onPublish, onWindowStart, onWindowEnd, rawFrame },
 ) {
   let running = true;
   let measuring = false;
@@ -66,7 +66,9 @@ export async function runLoad(
       const counted = measuring;
       onPublish?.(d, body, counted);
       try {
-        await d.client.publishAsync(`${d.prefix}/up/property`, JSON.stringify(body), { qos: 1 });
+        // rawFrame: the same reading as bytes on P/up/raw (a product script decodes them; bench:ingest --script).
+        if (rawFrame) await d.client.publishAsync(`${d.prefix}/up/raw`, rawFrame(body.params), { qos: 1 });
+        else await d.client.publishAsync(`${d.prefix}/up/property`, JSON.stringify(body), { qos: 1 });
       } catch {
         errors++;
         if (!d.client.connected) return;

@@ -8,7 +8,7 @@ import { propertyRulesOf } from '../products/products.service';
 import { ScriptRunner } from '../scripts/script-runner';
 import { fastPropertyUp } from './property-parse';
 import { countValues, DEFAULT_WRITER_OPTIONS, PropertyWriter } from './property-writer';
-import { storeRaw } from './telemetry.service';
+import { RawWriter } from './raw-writer';
 
 const datatypeOf = (v: PropertyValue) => (typeof v === 'boolean' ? 'bool' : typeof v);
 
@@ -61,6 +61,8 @@ export class TelemetryIngest {
   readonly writer: PropertyWriter;
   /** Decoding scripts of products (modules/scripts): raw uplinks of their devices become properties too. */
   readonly scripts: ScriptRunner;
+  /** Raw uplinks, written in group commits. */
+  readonly raws: RawWriter;
   private readonly rules = new Map<string, RulesEntry>();
 
   constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'events' | 'now' | 'log'>) {
@@ -69,6 +71,7 @@ export class TelemetryIngest {
       // PostgreSQL commits one batch while the next is inserted; PGlite runs one statement at a time anyway.
       maxInFlight: deps.config.databaseUrl?.startsWith('postgres') ? 2 : 1,
     });
+    this.raws = new RawWriter(deps.db);
     this.scripts = new ScriptRunner(deps, {
       failuresToDisable: deps.config.scripts.failuresToDisable,
       cacheMs: deps.config.scripts.cacheMs,
@@ -108,23 +111,26 @@ export class TelemetryIngest {
    */
   async raw(device: DeviceRef, payload: Buffer): Promise<void> {
     this.deps.events.emit({ type: 'raw.received', device, payload });
-    const kept = storeRaw(this.deps.db, device.id, 'up', payload);
+    const kept = this.raws.add(device.id, payload);
+    // Awaited below, after the script ran; a failed write must not count as unhandled meanwhile.
+    kept.catch(() => undefined);
     const result = await this.scripts.decode(device, payload);
-    await kept;
-    if (!result?.ok) return;
-    const { properties } = result.decoded;
-    if (Object.keys(properties).length === 0) return;
-    try {
-      await this.store(device, [{ ts: this.deps.now().getTime(), params: properties }]);
-    } catch (err) {
-      if (!(err instanceof Rejection)) throw err;
-      this.scripts.refused(device.productKey, device, result.scriptId, err.reason);
-    }
+    const properties = result?.ok ? result.decoded.properties : undefined;
+    if (!result?.ok || !properties || Object.keys(properties).length === 0) return kept;
+    // The raw row and the decoded values are written side by side (each in its own group commit).
+    const stored = this.store(device, [{ ts: this.deps.now().getTime(), params: properties }]).catch(
+      (err: unknown) => {
+        if (!(err instanceof Rejection)) throw err;
+        this.scripts.refused(device.productKey, device, result.scriptId, err.reason);
+      },
+    );
+    await Promise.all([kept, stored]);
   }
 
   /** Writes what is queued. */
   async close(): Promise<void> {
     await this.scripts.close();
+    await this.raws.close();
     await this.writer.close();
   }
 
