@@ -3,6 +3,13 @@ import {
   addWidget,
   align,
   bindModel,
+  bindingOf,
+  drawOrder,
+  findWidget,
+  lampOn,
+  resizeWidget,
+  rootOf,
+  slotsUsed,
   bringToFront,
   commit,
   copyWidgets,
@@ -32,8 +39,29 @@ import {
 } from './scene-editor-model';
 import { SceneLiveStore, trendPolyline } from './scene-live-store';
 
-function w(id: string, x: number, y: number, width = 20, height = 10, extra: Partial<Widget> = {}): Widget {
-  return { id, kind: 'value', x, y, w: width, h: height, props: {}, ...extra };
+function w(
+  id: string,
+  x: number,
+  y: number,
+  width = 20,
+  height = 10,
+  extra: Record<string, unknown> = {},
+): Widget {
+  return {
+    id,
+    kind: 'value',
+    x,
+    y,
+    w: width,
+    h: height,
+    z: 0,
+    style: {},
+    binding: { sn: 'S', key: 'k' },
+    unit: '',
+    decimals: 1,
+    thresholds: [],
+    ...extra,
+  } as Widget;
 }
 function doc(...widgets: Widget[]): SceneDoc {
   return { ...emptyDoc(1000, 800), widgets };
@@ -49,11 +77,11 @@ describe('snap and geometry', () => {
 
   it('drops a new widget centred on the pointer, on the grid, inside the canvas', () => {
     const d = emptyDoc(1000, 800);
-    const v = createWidget(d, 'value', 203, 97);
+    const v = createWidget(d, 'value', 203, 97, 'scene');
     expect(v).toMatchObject({ x: 130, y: 70, w: 140, h: 56 });
-    const edge = createWidget(d, 'lamp', 5, 5);
+    const edge = createWidget(d, 'lamp', 5, 5, 'scene');
     expect(edge).toMatchObject({ x: 0, y: 0 });
-    const far = createWidget(d, 'lamp', 2000, 2000);
+    const far = createWidget(d, 'lamp', 2000, 2000, 'model');
     expect(far.x + far.w).toBeLessThanOrEqual(1000);
   });
 
@@ -106,26 +134,41 @@ describe('snap and geometry', () => {
 describe('layers, groups and clipboard', () => {
   it('brings to front and sends to back keeping relative order', () => {
     const d = doc(w('a', 0, 0), w('b', 0, 0), w('c', 0, 0));
-    expect(bringToFront(d, ['a', 'b']).widgets.map((x) => x.id)).toEqual(['c', 'a', 'b']);
-    expect(sendToBack(d, ['c']).widgets.map((x) => x.id)).toEqual(['c', 'a', 'b']);
+    const front = bringToFront(d, ['a', 'b']);
+    expect(drawOrder(front).map((x) => x.id)).toEqual(['c', 'a', 'b']);
+    expect(front.widgets.map((x) => x.z)).toEqual([0, 1, 2]);
+    expect(drawOrder(sendToBack(d, ['c'])).map((x) => x.id)).toEqual(['c', 'a', 'b']);
   });
 
-  it('groups relative to the bounds and ungroups back to the same places', () => {
+  it('groups by id, moves children with the group, and ungroups to the children', () => {
     const d = doc(w('a', 10, 20), w('b', 50, 60), w('c', 0, 0));
     const g = groupWidgets(d, ['a', 'b']);
-    expect(g.doc.widgets).toHaveLength(2);
+    expect(g.doc.widgets).toHaveLength(4);
     const group = g.doc.widgets.find((x) => x.id === g.id)!;
-    expect(group).toMatchObject({ kind: 'group', x: 10, y: 20, w: 60, h: 50 });
-    expect(group.children!.map((c) => [c.x, c.y])).toEqual([
-      [0, 0],
-      [40, 40],
-    ]);
+    expect(group).toMatchObject({ kind: 'group', x: 10, y: 20, w: 60, h: 50, children: ['a', 'b'] });
+    expect(rootOf(g.doc, 'a')).toBe(g.id);
+    expect(widgetsInRect(g.doc, { x: 0, y: 0, w: 100, h: 100 })).toEqual(['c', g.id]);
     const moved = moveWidgets(g.doc, [g.id!], 5, 5);
     const u = ungroupWidgets(moved, [g.id!]);
     expect(u.ids).toEqual(['a', 'b']);
-    expect(u.doc.widgets.filter((x) => x.id !== 'c').map((x) => [x.x, x.y])).toEqual([
-      [15, 25],
-      [55, 65],
+    expect(u.doc.widgets.map((x) => [x.id, x.x, x.y])).toEqual([
+      ['a', 15, 25],
+      ['b', 55, 65],
+      ['c', 0, 0],
+    ]);
+    // Deleting a group deletes its children; aligning moves a group whole.
+    expect(deleteWidgets(g.doc, [g.id!]).widgets.map((x) => x.id)).toEqual(['c']);
+    const aligned = align(g.doc, [g.id!, 'c'], 'left');
+    expect(aligned.widgets.map((x) => x.x)).toEqual([0, 40, 0, 0]);
+  });
+
+  it('resizes a group by scaling its children', () => {
+    const g = groupWidgets(doc(w('a', 0, 0, 10, 10), w('b', 10, 10, 10, 10)), ['a', 'b']);
+    const out = resizeWidget(g.doc, g.doc, g.id!, 'se', 20, 20);
+    expect(out.widgets.map((x) => [x.x, x.y, x.w, x.h])).toEqual([
+      [0, 0, 20, 20],
+      [20, 20, 20, 20],
+      [0, 0, 40, 40],
     ]);
   });
 
@@ -136,8 +179,14 @@ describe('layers, groups and clipboard', () => {
     expect(p.doc.widgets).toHaveLength(2);
     expect(p.ids[0]).not.toBe('a');
     expect(p.doc.widgets[1]).toMatchObject({ x: 30, y: 30, binding: { sn: 'S1', key: 't' } });
-    // The clipboard is a deep copy: editing the pasted widget does not touch the source.
-    expect(p.doc.widgets[1]!.binding).not.toBe(d.widgets[0]!.binding);
+    // The clipboard is a deep copy, and a pasted group points at its pasted children.
+    expect(bindingOf(p.doc.widgets[1]!)).not.toBe(bindingOf(d.widgets[0]!));
+    const g = groupWidgets(doc(w('a', 0, 0), w('b', 0, 0)), ['a', 'b']);
+    const p2 = pasteWidgets(g.doc, copyWidgets(g.doc, [g.id!]));
+    expect(p2.ids).toHaveLength(1);
+    const pg = findWidget(p2.doc, p2.ids[0]!)!;
+    expect(pg.kind === 'group' && pg.children.every((c) => !['a', 'b'].includes(c))).toBe(true);
+    expect(p2.doc.widgets).toHaveLength(6);
   });
 });
 
@@ -178,29 +227,33 @@ describe('history', () => {
 });
 
 describe('bindings, thresholds and staleness', () => {
-  it('binds a model to devices slot by slot, groups included, and lists unbound slots', () => {
-    const model: SceneDoc = {
-      ...doc(
-        w('a', 0, 0, 10, 10, { binding: { slot: 'pump', key: 'flow' } }),
-        w('g', 0, 0, 10, 10, {
-          kind: 'group',
-          children: [w('b', 0, 0, 10, 10, { binding: { slot: 'tank', key: 'level' } })],
-        }),
-        w('c', 0, 0, 10, 10, { binding: { slot: 'spare', key: 'x' } }),
-      ),
-      slots: [{ name: 'pump' }, { name: 'tank' }, { name: 'spare' }],
-    };
+  it('binds a model to devices slot by slot, links included, and lists unbound slots', () => {
+    const model: SceneDoc = doc(
+      w('a', 0, 0, 10, 10, { binding: { slot: 'pump', key: 'flow' } }),
+      w('b', 0, 0, 10, 10, { binding: { slot: 'tank', key: 'level' } }),
+      w('l', 0, 0, 10, 10, { kind: 'link', target: { slot: 'tank' }, label: '' }),
+      w('c', 0, 0, 10, 10, { binding: { slot: 'spare', key: 'x' } }),
+    );
+    expect(slotsUsed(model).sort()).toEqual(['pump', 'spare', 'tank']);
     const out = bindModel(model, { pump: 'SN1', tank: 'SN2' });
-    expect(out.doc.widgets[0]!.binding).toEqual({ sn: 'SN1', key: 'flow' });
-    expect(out.doc.widgets[1]!.children![0]!.binding).toEqual({ sn: 'SN2', key: 'level' });
+    expect(bindingOf(out.doc.widgets[0]!)).toEqual({ sn: 'SN1', key: 'flow' });
+    expect(bindingOf(out.doc.widgets[1]!)).toEqual({ sn: 'SN2', key: 'level' });
+    expect(out.doc.widgets[2]).toMatchObject({ target: { sn: 'SN2' } });
     expect(out.missing).toEqual(['spare']);
-    expect(out.doc.slots).toBeUndefined();
+  });
+
+  it('lights lamps by their condition', () => {
+    expect(lampOn(1, 'truthy', undefined)).toBe(true);
+    expect(lampOn(false, 'truthy', undefined)).toBe(false);
+    expect(lampOn(5, 'gt', 4)).toBe(true);
+    expect(lampOn(true, 'eq', 1)).toBe(true);
+    expect(lampOn('a', 'ne', 'a')).toBe(false);
   });
 
   it('colours by the highest threshold reached', () => {
     const th = [
-      { value: 80, color: 'red' },
-      { value: 50, color: 'orange' },
+      { from: 80, color: 'red' },
+      { from: 50, color: 'orange' },
     ];
     expect(thresholdColor(10, th, 'green')).toBe('green');
     expect(thresholdColor(60, th, 'green')).toBe('orange');
@@ -210,9 +263,10 @@ describe('bindings, thresholds and staleness', () => {
 
   it('greys a value once its cycle and grace have passed', () => {
     expect(isStale(undefined, 5, 0)).toBe(true);
-    expect(isStale(0, 5, 7000)).toBe(false);
-    expect(isStale(0, 5, 8000)).toBe(true);
-    expect(isStale(0, undefined, 60_000)).toBe(false);
+    expect(isStale(0, 5, 10_000)).toBe(false);
+    expect(isStale(0, 5, 10_001)).toBe(true);
+    expect(isStale(0, 1, 3001)).toBe(true);
+    expect(isStale(0, null, 120_000)).toBe(false);
   });
 });
 

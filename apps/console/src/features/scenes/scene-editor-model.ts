@@ -2,141 +2,111 @@
  * The scene editor's document operations, pure: every edit takes a document and returns a new one (structural
  * sharing), so the undo stack is a list of documents and the React layer only draws.
  *
- * Coordinates are canvas pixels; a group's children are relative to the group's top-left corner.
+ * Coordinates are canvas pixels, a group's children's too (packages/contract/src/scenes.ts).
  */
 
-export const WIDGET_KINDS = [
-  'value',
-  'gauge',
-  'lamp',
-  'switch',
-  'slider',
-  'trend',
-  'bar',
-  'text',
-  'image',
-  'link',
-  'group',
-] as const;
-export type WidgetKind = (typeof WIDGET_KINDS)[number];
+import {
+  BOUND_WIDGET_KINDS,
+  CONTROL_WIDGET_KINDS,
+  SCENE_FORMAT,
+  SCENE_VERSION,
+  WIDGET_KINDS,
+  type ModelDocument,
+  type ModelWidget,
+  type SceneCanvas,
+  type SceneDocument,
+  type SceneWidget,
+  type Threshold,
+  type WidgetKind,
+} from '@cellhub/contract/scenes';
+
+export { WIDGET_KINDS, type WidgetKind };
 
 /** Kinds the palette offers (a group is made from a selection, not dropped). */
 export const PALETTE_KINDS: readonly WidgetKind[] = WIDGET_KINDS.filter((k) => k !== 'group');
-export const CONTROL_KINDS: readonly WidgetKind[] = ['switch', 'slider'];
-export const BOUND_KINDS: readonly WidgetKind[] = [
-  'value',
-  'gauge',
-  'lamp',
-  'switch',
-  'slider',
-  'trend',
-  'bar',
-];
+export const CONTROL_KINDS: readonly WidgetKind[] = CONTROL_WIDGET_KINDS;
+export const BOUND_KINDS: readonly WidgetKind[] = BOUND_WIDGET_KINDS;
 
-/** A variable: `{sn,key}` in a scene, `{slot,key}` in a model. */
-export interface Binding {
-  sn?: string;
-  slot?: string;
-  key: string;
-}
+/** A widget of a scene (`{sn,key}`) or of a model (`{slot,key}`); the editor handles both alike. */
+export type Widget = SceneWidget | ModelWidget;
+export type Binding = { sn?: string; slot?: string; key: string };
 
-export interface Threshold {
-  /** From this value upwards the colour applies. */
-  value: number;
-  color: string;
-}
-
-export interface WidgetProps {
-  label?: string;
-  text?: string;
-  unit?: string;
-  decimals?: number;
-  min?: number;
-  max?: number;
-  step?: number;
-  color?: string;
-  fontSize?: number;
-  thresholds?: Threshold[];
-  /** Trend: minutes shown. */
-  minutes?: number;
-  /** Control: ask before writing. */
-  confirm?: boolean;
-  /** Switch: the values written for on and off. */
-  onValue?: number | string | boolean;
-  offValue?: number | string | boolean;
-  /** Image widget source, link target. */
-  src?: string;
-  href?: string;
-  /** Seconds after which a value counts as stale; default from the variable's cycle. */
-  cycle?: number;
-}
-
-export interface Widget {
-  id: string;
-  kind: WidgetKind;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  binding?: Binding;
-  props: WidgetProps;
-  children?: Widget[];
-}
-
-export interface SceneCanvas {
-  width: number;
-  height: number;
-  background?: string | null;
-  grid: number;
-}
-
+/** The edited document: a scene's or a model's. Groups list their children by id; all coordinates are canvas ones. */
 export interface SceneDoc {
-  version: 1;
+  format: typeof SCENE_FORMAT;
+  version: typeof SCENE_VERSION;
   canvas: SceneCanvas;
-  /** Drawing order: the last is on top. */
+  /** Drawing order (the last on top); `z` is renumbered from it on layer changes. */
   widgets: Widget[];
-  /** Model slots (model mode): name -> product key or data-template hint. */
-  slots?: SceneSlot[];
 }
-
-export interface SceneSlot {
-  name: string;
-  product_key?: string | null;
-  template_id?: number | null;
-}
+export type { ModelDocument, SceneDocument, Threshold };
 
 export const DEFAULT_SIZE: Record<WidgetKind, [number, number]> = {
   value: [140, 56],
   gauge: [140, 140],
   lamp: [48, 48],
   switch: [96, 44],
-  slider: [200, 56],
+  setpoint: [200, 56],
   trend: [320, 160],
   bar: [60, 180],
   text: [160, 40],
   image: [160, 120],
   link: [140, 36],
-  group: [0, 0],
+  group: [10, 10],
 };
 
 export function emptyDoc(width = 1920, height = 1080): SceneDoc {
-  return { version: 1, canvas: { width, height, background: null, grid: 10 }, widgets: [] };
+  return { format: SCENE_FORMAT, version: SCENE_VERSION, canvas: { width, height, grid: 10 }, widgets: [] };
+}
+
+/** Draw order: by `z`, then by position in the list. */
+export function drawOrder(doc: SceneDoc): Widget[] {
+  return doc.widgets
+    .map((w, i) => [w, i] as const)
+    .sort((a, b) => (a[0].z ?? 0) - (b[0].z ?? 0) || a[1] - b[1])
+    .map(([w]) => w);
+}
+
+/** child id -> its group's id. */
+export function parentsOf(doc: SceneDoc): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const w of doc.widgets) if (w.kind === 'group') for (const c of w.children) out.set(c, w.id);
+  return out;
+}
+
+/** The outermost group holding `id` (or `id` itself): what a click selects. */
+export function rootOf(doc: SceneDoc, id: string, parents = parentsOf(doc)): string {
+  let at = id;
+  for (let i = 0; i < doc.widgets.length && parents.has(at); i++) at = parents.get(at)!;
+  return at;
+}
+
+/** `ids` with every group's descendants added. */
+export function withDescendants(doc: SceneDoc, ids: Iterable<string>): Set<string> {
+  const byId = new Map(doc.widgets.map((w) => [w.id, w]));
+  const out = new Set<string>();
+  const stack = [...ids];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (out.has(id)) continue;
+    out.add(id);
+    const w = byId.get(id);
+    if (w?.kind === 'group') stack.push(...w.children);
+  }
+  return out;
 }
 
 let seq = 0;
 /** A widget id unique within the document. */
-export function newId(doc: SceneDoc): string {
-  const used = new Set(allIds(doc.widgets));
+export function newId(doc: SceneDoc, taken?: Set<string>): string {
+  const used = taken ?? new Set(doc.widgets.map((w) => w.id));
   let id: string;
   do {
     seq += 1;
     id = `w${Date.now().toString(36)}${seq.toString(36)}`;
   } while (used.has(id));
+  used.add(id);
   return id;
-}
-
-function allIds(ws: readonly Widget[]): string[] {
-  return ws.flatMap((w) => [w.id, ...(w.children ? allIds(w.children) : [])]);
 }
 
 export function snap(v: number, grid: number): number {
@@ -148,31 +118,84 @@ export function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, v));
 }
 
-export function createWidget(doc: SceneDoc, kind: WidgetKind, x: number, y: number): Widget {
+/** A new widget of `kind` centred on (x, y), on the grid and inside the canvas, with the contract's defaults. */
+export function createWidget(
+  doc: SceneDoc,
+  kind: WidgetKind,
+  x: number,
+  y: number,
+  mode: 'scene' | 'model',
+): Widget {
   const [w, h] = DEFAULT_SIZE[kind];
-  const g = doc.canvas.grid;
-  const props: WidgetProps = {};
-  if (kind === 'gauge' || kind === 'slider' || kind === 'bar') Object.assign(props, { min: 0, max: 100 });
-  if (kind === 'trend') props.minutes = 10;
-  if (kind === 'switch') Object.assign(props, { onValue: 1, offValue: 0, confirm: true });
-  if (kind === 'slider') props.confirm = true;
-  if (kind === 'text') props.text = 'Text';
-  return {
+  const g = doc.canvas.grid ?? 0;
+  const base = {
     id: newId(doc),
-    kind,
     x: clamp(snap(x - w / 2, g), 0, Math.max(0, doc.canvas.width - w)),
     y: clamp(snap(y - h / 2, g), 0, Math.max(0, doc.canvas.height - h)),
     w,
     h,
-    props,
+    z: nextZ(doc),
+    style: {},
   };
+  const binding = mode === 'model' ? { slot: '', key: '' } : { sn: '', key: '' };
+  const target = mode === 'model' ? { slot: '' } : { sn: '' };
+  const minMax = { min: 0, max: 100 };
+  const write = { mode: 'property' as const };
+  let out: unknown;
+  switch (kind) {
+    case 'value':
+      out = { ...base, kind, binding, unit: '', decimals: 1, thresholds: [] };
+      break;
+    case 'gauge':
+      out = { ...base, kind, binding, ...minMax, unit: '', decimals: 1, thresholds: [] };
+      break;
+    case 'lamp':
+      out = {
+        ...base,
+        kind,
+        binding,
+        condition: { op: 'truthy' },
+        on_color: '#00b42a',
+        off_color: '#86909c',
+      };
+      break;
+    case 'switch':
+      out = { ...base, kind, binding, write, on_value: true, off_value: false, confirm: true };
+      break;
+    case 'setpoint':
+      out = { ...base, kind, binding, write, ...minMax, step: 1, unit: '', confirm: true };
+      break;
+    case 'trend':
+      out = { ...base, kind, binding, minutes: 10 };
+      break;
+    case 'bar':
+      out = { ...base, kind, binding, ...minMax, orientation: 'vertical' };
+      break;
+    case 'text':
+      out = { ...base, kind, text: 'Text' };
+      break;
+    case 'image':
+      out = { ...base, kind, file: '' };
+      break;
+    case 'link':
+      out = { ...base, kind, target, label: '' };
+      break;
+    case 'group':
+      out = { ...base, kind, children: [] };
+      break;
+  }
+  return out as Widget;
+}
+
+function nextZ(doc: SceneDoc): number {
+  return doc.widgets.reduce((m, w) => Math.max(m, w.z ?? 0), -1) + 1;
 }
 
 export function addWidget(doc: SceneDoc, widget: Widget): SceneDoc {
   return { ...doc, widgets: [...doc.widgets, widget] };
 }
 
-function mapTop(doc: SceneDoc, ids: ReadonlySet<string>, fn: (w: Widget) => Widget): SceneDoc {
+function mapIds(doc: SceneDoc, ids: ReadonlySet<string>, fn: (w: Widget) => Widget): SceneDoc {
   let changed = false;
   const widgets = doc.widgets.map((w) => {
     if (!ids.has(w.id)) return w;
@@ -187,15 +210,12 @@ export function findWidget(doc: SceneDoc, id: string): Widget | undefined {
   return doc.widgets.find((w) => w.id === id);
 }
 
-export function updateWidget(doc: SceneDoc, id: string, patch: Partial<Omit<Widget, 'id'>>): SceneDoc {
-  return mapTop(doc, new Set([id]), (w) => ({ ...w, ...patch }));
+/** Changes fields of one widget (the property panel). */
+export function updateWidget(doc: SceneDoc, id: string, patch: Record<string, unknown>): SceneDoc {
+  return mapIds(doc, new Set([id]), (w) => ({ ...w, ...patch }) as Widget);
 }
 
-export function updateProps(doc: SceneDoc, id: string, patch: Partial<WidgetProps>): SceneDoc {
-  return mapTop(doc, new Set([id]), (w) => ({ ...w, props: { ...w.props, ...patch } }));
-}
-
-/** Moves by (dx, dy); with `snapTo`, the first widget's corner lands on the grid and the rest keep their offsets. */
+/** Moves by (dx, dy), groups with their children; with `snapTo`, the first widget lands on the grid. */
 export function moveWidgets(
   doc: SceneDoc,
   ids: readonly string[],
@@ -203,8 +223,7 @@ export function moveWidgets(
   dy: number,
   snapTo = 0,
 ): SceneDoc {
-  const set = new Set(ids);
-  const first = doc.widgets.find((w) => set.has(w.id));
+  const first = doc.widgets.find((w) => w.id === ids[0]) ?? doc.widgets.find((w) => ids.includes(w.id));
   if (!first) return doc;
   let ddx = dx;
   let ddy = dy;
@@ -213,7 +232,7 @@ export function moveWidgets(
     ddy = snap(first.y + dy, snapTo) - first.y;
   }
   if (ddx === 0 && ddy === 0) return doc;
-  return mapTop(doc, set, (w) => ({ ...w, x: w.x + ddx, y: w.y + ddy }));
+  return mapIds(doc, withDescendants(doc, ids), (w) => ({ ...w, x: w.x + ddx, y: w.y + ddy }));
 }
 
 export type Handle = 'n' | 's' | 'e' | 'w' | 'ne' | 'nw' | 'se' | 'sw';
@@ -241,21 +260,33 @@ export function resizeRect(r: Rect, handle: Handle, dx: number, dy: number, grid
   return { x: left, y: top, w: right - left, h: bottom - top };
 }
 
-export function resizeWidget(doc: SceneDoc, id: string, handle: Handle, dx: number, dy: number): SceneDoc {
-  return mapTop(doc, new Set([id]), (w) => {
-    const r = resizeRect(w, handle, dx, dy, doc.canvas.grid);
-    if (!w.children || w.w === 0 || w.h === 0) return { ...w, ...r };
-    // A group scales its children with it.
-    const sx = r.w / w.w;
-    const sy = r.h / w.h;
-    const children = w.children.map((c) => ({
-      ...c,
-      x: Math.round(c.x * sx),
-      y: Math.round(c.y * sy),
-      w: Math.max(MIN_SIZE, Math.round(c.w * sx)),
-      h: Math.max(MIN_SIZE, Math.round(c.h * sy)),
-    }));
-    return { ...w, ...r, children };
+/** Resizes `base` (the widget as the drag began) of `doc`; a group scales its descendants with it. */
+export function resizeWidget(
+  doc: SceneDoc,
+  base: SceneDoc,
+  id: string,
+  handle: Handle,
+  dx: number,
+  dy: number,
+): SceneDoc {
+  const w0 = findWidget(base, id);
+  if (!w0) return doc;
+  const r = resizeRect(w0, handle, dx, dy, base.canvas.grid ?? 0);
+  if (w0.kind !== 'group') return mapIds(doc, new Set([id]), (w) => ({ ...w, ...r }));
+  const sx = r.w / w0.w;
+  const sy = r.h / w0.h;
+  const ids = withDescendants(base, [id]);
+  const orig = new Map(base.widgets.map((w) => [w.id, w]));
+  return mapIds(doc, ids, (w) => {
+    const o = orig.get(w.id)!;
+    if (w.id === id) return { ...w, ...r };
+    return {
+      ...w,
+      x: Math.round(r.x + (o.x - w0.x) * sx),
+      y: Math.round(r.y + (o.y - w0.y) * sy),
+      w: Math.max(1, Math.round(o.w * sx)),
+      h: Math.max(1, Math.round(o.h * sy)),
+    };
   });
 }
 
@@ -269,28 +300,34 @@ export function boundsOf(rects: readonly Rect[]): Rect {
   return { x, y, w: right - x, h: bottom - y };
 }
 
+/** Moves each selected widget (a group with its children) by its own offset. */
+function shiftEach(doc: SceneDoc, offsets: Map<string, [number, number]>): SceneDoc {
+  let out = doc;
+  for (const [id, [dx, dy]] of offsets) if (dx || dy) out = moveWidgets(out, [id], dx, dy);
+  return out;
+}
+
 /** Aligns the selection to its own bounds (two or more widgets). */
 export function align(doc: SceneDoc, ids: readonly string[], mode: AlignMode): SceneDoc {
   const set = new Set(ids);
   const sel = doc.widgets.filter((w) => set.has(w.id));
   if (sel.length < 2) return doc;
   const b = boundsOf(sel);
-  return mapTop(doc, set, (w) => {
-    switch (mode) {
-      case 'left':
-        return { ...w, x: b.x };
-      case 'right':
-        return { ...w, x: b.x + b.w - w.w };
-      case 'center':
-        return { ...w, x: Math.round(b.x + (b.w - w.w) / 2) };
-      case 'top':
-        return { ...w, y: b.y };
-      case 'bottom':
-        return { ...w, y: b.y + b.h - w.h };
-      case 'middle':
-        return { ...w, y: Math.round(b.y + (b.h - w.h) / 2) };
-    }
-  });
+  const off = new Map<string, [number, number]>();
+  for (const w of sel) {
+    const tx = {
+      left: b.x,
+      right: b.x + b.w - w.w,
+      center: Math.round(b.x + (b.w - w.w) / 2),
+    } as Record<string, number>;
+    const ty = {
+      top: b.y,
+      bottom: b.y + b.h - w.h,
+      middle: Math.round(b.y + (b.h - w.h) / 2),
+    } as Record<string, number>;
+    off.set(w.id, [mode in tx ? tx[mode]! - w.x : 0, mode in ty ? ty[mode]! - w.y : 0]);
+  }
+  return shiftEach(doc, off);
 }
 
 /** Equal gaps between three or more widgets along an axis; the outermost two stay put. */
@@ -306,104 +343,112 @@ export function distribute(doc: SceneDoc, ids: readonly string[], axis: 'h' | 'v
   const end = pos(last) + size(last);
   const total = sorted.reduce((s, w) => s + size(w), 0);
   const gap = (end - start - total) / (sorted.length - 1);
-  const next = new Map<string, number>();
+  const off = new Map<string, [number, number]>();
   let cursor = start;
   for (const w of sorted) {
-    next.set(w.id, Math.round(cursor));
+    const d = Math.round(cursor) - pos(w);
+    off.set(w.id, axis === 'h' ? [d, 0] : [0, d]);
     cursor += size(w) + gap;
   }
-  return mapTop(doc, set, (w) =>
-    axis === 'h' ? { ...w, x: next.get(w.id)! } : { ...w, y: next.get(w.id)! },
-  );
+  return shiftEach(doc, off);
+}
+
+/** Reorders and renumbers `z` from the new drawing order. */
+function restack(doc: SceneDoc, order: Widget[]): SceneDoc {
+  return { ...doc, widgets: order.map((w, i) => ((w.z ?? 0) === i ? w : { ...w, z: i })) };
 }
 
 export function bringToFront(doc: SceneDoc, ids: readonly string[]): SceneDoc {
-  const set = new Set(ids);
-  const rest = doc.widgets.filter((w) => !set.has(w.id));
-  const moved = doc.widgets.filter((w) => set.has(w.id));
-  return moved.length ? { ...doc, widgets: [...rest, ...moved] } : doc;
+  const set = withDescendants(doc, ids);
+  const order = drawOrder(doc);
+  const moved = order.filter((w) => set.has(w.id));
+  return moved.length ? restack(doc, [...order.filter((w) => !set.has(w.id)), ...moved]) : doc;
 }
 
 export function sendToBack(doc: SceneDoc, ids: readonly string[]): SceneDoc {
-  const set = new Set(ids);
-  const rest = doc.widgets.filter((w) => !set.has(w.id));
-  const moved = doc.widgets.filter((w) => set.has(w.id));
-  return moved.length ? { ...doc, widgets: [...moved, ...rest] } : doc;
+  const set = withDescendants(doc, ids);
+  const order = drawOrder(doc);
+  const moved = order.filter((w) => set.has(w.id));
+  return moved.length ? restack(doc, [...moved, ...order.filter((w) => !set.has(w.id))]) : doc;
 }
 
+/** Deletes widgets, groups with their children; survivors' group lists forget them. */
 export function deleteWidgets(doc: SceneDoc, ids: readonly string[]): SceneDoc {
-  const set = new Set(ids);
-  const widgets = doc.widgets.filter((w) => !set.has(w.id));
-  return widgets.length === doc.widgets.length ? doc : { ...doc, widgets };
+  const set = withDescendants(doc, ids);
+  if (!doc.widgets.some((w) => set.has(w.id))) return doc;
+  const widgets = doc.widgets
+    .filter((w) => !set.has(w.id))
+    .map((w) =>
+      w.kind === 'group' && w.children.some((c) => set.has(c))
+        ? { ...w, children: w.children.filter((c) => !set.has(c)) }
+        : w,
+    );
+  return { ...doc, widgets };
 }
 
-/** Groups two or more widgets into one `group` widget at the position of the topmost member. */
+/** Groups two or more top-level widgets into a new `group` widget covering them. */
 export function groupWidgets(doc: SceneDoc, ids: readonly string[]): { doc: SceneDoc; id?: string } {
   const set = new Set(ids);
   const sel = doc.widgets.filter((w) => set.has(w.id));
   if (sel.length < 2) return { doc };
-  const b = boundsOf(sel);
+  const all = doc.widgets.filter((w) => withDescendants(doc, ids).has(w.id));
+  const b = boundsOf(all);
   const id = newId(doc);
-  const group: Widget = {
+  const group = {
     id,
     kind: 'group',
     ...b,
-    props: {},
-    children: sel.map((w) => ({ ...w, x: w.x - b.x, y: w.y - b.y })),
-  };
-  const lastIndex = Math.max(...sel.map((w) => doc.widgets.indexOf(w)));
-  const widgets: Widget[] = [];
-  doc.widgets.forEach((w, i) => {
-    if (!set.has(w.id)) widgets.push(w);
-    if (i === lastIndex) widgets.push(group);
-  });
-  return { doc: { ...doc, widgets }, id };
+    z: nextZ(doc),
+    style: {},
+    children: sel.map((w) => w.id),
+  } as Widget;
+  return { doc: { ...doc, widgets: [...doc.widgets, group] }, id };
 }
 
+/** Dissolves the selected groups; their children become the selection. */
 export function ungroupWidgets(doc: SceneDoc, ids: readonly string[]): { doc: SceneDoc; ids: string[] } {
   const set = new Set(ids);
-  const out: string[] = [];
-  const widgets = doc.widgets.flatMap((w) => {
-    if (!set.has(w.id) || w.kind !== 'group' || !w.children) return [w];
-    return w.children.map((c) => {
-      out.push(c.id);
-      return { ...c, x: c.x + w.x, y: c.y + w.y };
-    });
-  });
-  return out.length ? { doc: { ...doc, widgets }, ids: out } : { doc, ids: [...ids] };
+  const groups = doc.widgets.filter((w) => set.has(w.id) && w.kind === 'group');
+  if (!groups.length) return { doc, ids: [...ids] };
+  const out = groups.flatMap((g) => (g.kind === 'group' ? g.children : []));
+  const gone = new Set(groups.map((g) => g.id));
+  return { doc: { ...doc, widgets: doc.widgets.filter((w) => !gone.has(w.id)) }, ids: out };
 }
 
-function reId(doc: SceneDoc, w: Widget, taken: Set<string>): Widget {
-  let id = newId(doc);
-  while (taken.has(id)) id = newId(doc);
-  taken.add(id);
-  return { ...w, id, children: w.children?.map((c) => reId(doc, c, taken)) };
-}
-
-/** The selection as clipboard text (the JSON of its widgets). */
+/** The selection (groups with their children) as a list to keep on the clipboard. */
 export function copyWidgets(doc: SceneDoc, ids: readonly string[]): Widget[] {
-  const set = new Set(ids);
+  const set = withDescendants(doc, ids);
   return structuredClone(doc.widgets.filter((w) => set.has(w.id)));
 }
 
-/** Pastes copies with fresh ids, offset by `offset` pixels; returns the new ids (the new selection). */
+/** Pastes copies with fresh ids (groups point at their copied children), offset; returns the new top-level ids. */
 export function pasteWidgets(
   doc: SceneDoc,
   clip: readonly Widget[],
   offset = 20,
 ): { doc: SceneDoc; ids: string[] } {
-  const taken = new Set(allIds(doc.widgets));
+  const taken = new Set(doc.widgets.map((w) => w.id));
+  const map = new Map(clip.map((w) => [w.id, newId(doc, taken)]));
+  let z = nextZ(doc);
   const copies = clip.map((w) => {
-    const c = reId(doc, structuredClone(w), taken);
-    return { ...c, x: c.x + offset, y: c.y + offset };
+    const c = structuredClone(w) as Widget;
+    const n = { ...c, id: map.get(w.id)!, x: c.x + offset, y: c.y + offset, z: z++ } as Widget;
+    if (n.kind === 'group') n.children = n.children.map((ch) => map.get(ch) ?? ch);
+    return n;
   });
-  return { doc: { ...doc, widgets: [...doc.widgets, ...copies] }, ids: copies.map((c) => c.id) };
+  const childIds = new Set(copies.flatMap((c) => (c.kind === 'group' ? c.children : [])));
+  return {
+    doc: { ...doc, widgets: [...doc.widgets, ...copies] },
+    ids: copies.filter((c) => !childIds.has(c.id)).map((c) => c.id),
+  };
 }
 
-/** Top-level widgets that intersect the rectangle (box selection). */
+/** Top-level widgets (not inside a group) that intersect the rectangle (box selection). */
 export function widgetsInRect(doc: SceneDoc, r: Rect): string[] {
   const r2 = { x: Math.min(r.x, r.x + r.w), y: Math.min(r.y, r.y + r.h), w: Math.abs(r.w), h: Math.abs(r.h) };
+  const parents = parentsOf(doc);
   return doc.widgets
+    .filter((w) => !parents.has(w.id))
     .filter((w) => w.x < r2.x + r2.w && w.x + w.w > r2.x && w.y < r2.y + r2.h && w.y + w.h > r2.y)
     .map((w) => w.id);
 }
@@ -451,7 +496,7 @@ export function commit(h: History, next: SceneDoc): History {
   return { ...h, past, present: next, future: [] };
 }
 
-/** Replaces the present without a new undo step (the moves of one drag). */
+/** Replaces the present without a new undo step (the moves of one drag after its first). */
 export function replacePresent(h: History, next: SceneDoc): History {
   return next === h.present ? h : { ...h, present: next };
 }
@@ -478,21 +523,19 @@ export function isDirty(h: History): boolean {
 
 // ---------------------------------------------------------------- bindings
 
-/** Every binding in the document, groups included. */
-export function bindingsOf(doc: SceneDoc): Binding[] {
-  const out: Binding[] = [];
-  const walk = (ws: readonly Widget[]) => {
-    for (const w of ws) {
-      if (w.binding) out.push(w.binding);
-      if (w.children) walk(w.children);
-    }
-  };
-  walk(doc.widgets);
-  return out;
+export function bindingOf(w: Widget): Binding | undefined {
+  return 'binding' in w ? (w.binding as Binding) : undefined;
 }
 
+/** Slot names a model document uses (bindings and links). */
 export function slotsUsed(doc: SceneDoc): string[] {
-  return [...new Set(bindingsOf(doc).flatMap((b) => (b.slot ? [b.slot] : [])))];
+  const out = new Set<string>();
+  for (const w of doc.widgets) {
+    const b = bindingOf(w);
+    if (b?.slot) out.add(b.slot);
+    if (w.kind === 'link' && 'slot' in w.target && w.target.slot) out.add(w.target.slot);
+  }
+  return [...out];
 }
 
 /** A model's `{slot,key}` bindings turned into `{sn,key}` by the slot -> device map; unbound slots are listed. */
@@ -501,21 +544,24 @@ export function bindModel(
   devices: Readonly<Record<string, string | undefined>>,
 ): { doc: SceneDoc; missing: string[] } {
   const missing = new Set<string>();
-  const walk = (ws: readonly Widget[]): Widget[] =>
-    ws.map((w) => {
-      let binding = w.binding;
-      if (binding?.slot !== undefined) {
-        const sn = devices[binding.slot];
-        if (sn) binding = { sn, key: binding.key };
-        else missing.add(binding.slot);
-      }
-      return { ...w, binding, children: w.children ? walk(w.children) : undefined };
-    });
-  const { slots: _slots, ...rest } = doc;
-  return { doc: { ...rest, widgets: walk(doc.widgets) }, missing: [...missing] };
+  const widgets = doc.widgets.map((w) => {
+    const b = bindingOf(w);
+    if (b?.slot !== undefined) {
+      const sn = devices[b.slot];
+      if (!sn) missing.add(b.slot);
+      return { ...w, binding: { sn: sn ?? '', key: b.key } } as Widget;
+    }
+    if (w.kind === 'link' && 'slot' in w.target) {
+      const sn = devices[w.target.slot];
+      if (!sn) missing.add(w.target.slot);
+      return { ...w, target: { sn: sn ?? '' } } as Widget;
+    }
+    return w;
+  });
+  return { doc: { ...doc, widgets }, missing: [...missing] };
 }
 
-/** Value colour by thresholds (ascending; the highest threshold not above the value wins). */
+/** Value colour by thresholds (the highest `from` not above the value wins). */
 export function thresholdColor(
   value: unknown,
   thresholds: readonly Threshold[] | undefined,
@@ -523,15 +569,43 @@ export function thresholdColor(
 ): string {
   if (typeof value !== 'number' || !thresholds?.length) return fallback;
   let color = fallback;
-  for (const t of [...thresholds].sort((a, b) => a.value - b.value)) if (value >= t.value) color = t.color;
+  for (const t of [...thresholds].sort((a, b) => a.from - b.from)) if (value >= t.from) color = t.color;
   return color;
 }
 
-/** A value older than its cycle (plus a grace of half a cycle, at least 2 s) is stale. */
-export function isStale(ts: number | undefined, cycleSeconds: number | undefined, now: number): boolean {
+/** A value older than about twice its cycle (at least cycle + 2 s) is stale; no cycle known: 60 s. */
+export function isStale(
+  ts: number | undefined,
+  cycleSeconds: number | null | undefined,
+  now: number,
+): boolean {
   if (ts === undefined) return true;
   const cycle = cycleSeconds && cycleSeconds > 0 ? cycleSeconds : 60;
-  return now - ts > cycle * 1000 + Math.max(2000, cycle * 500);
+  return now - ts > Math.max(cycle * 2000, cycle * 1000 + 2000);
+}
+
+/** Whether a lamp lights for `value`. */
+export function lampOn(value: unknown, op: string, operand: unknown): boolean {
+  if (op === 'truthy' || operand === undefined)
+    return !(value === 0 || value === false || value === '' || value == null);
+  const a = typeof value === 'boolean' ? Number(value) : value;
+  const b = typeof operand === 'boolean' ? Number(operand) : operand;
+  switch (op) {
+    case 'eq':
+      return a == b; // eslint-disable-line eqeqeq -- '1' and 1 are one reading
+    case 'ne':
+      return a != b; // eslint-disable-line eqeqeq
+    case 'gt':
+      return Number(a) > Number(b);
+    case 'ge':
+      return Number(a) >= Number(b);
+    case 'lt':
+      return Number(a) < Number(b);
+    case 'le':
+      return Number(a) <= Number(b);
+    default:
+      return false;
+  }
 }
 
 export function formatValue(value: unknown, decimals?: number): string {
