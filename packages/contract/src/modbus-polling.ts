@@ -13,13 +13,13 @@ export const modbusVariableParams = z.object({
 
 /** One variable of the device's template and how reading it went (counters since the template was applied). */
 export const modbusVariableStatus = z.object({
-  tag: z.string(),
-  name: z.string(),
-  unit: z.string(),
+  tag: text(),
+  name: text(),
+  unit: text(),
   slave_address: z.number().int(),
   register_type: z.enum(['coil', 'discrete_input', 'holding', 'input']),
   register_address: z.number().int(),
-  data_format: z.string(),
+  data_format: text(),
   access: z.enum(['r', 'w', 'rw']),
   reads: z.number().int(),
   timeouts: z.number().int(),
@@ -27,9 +27,9 @@ export const modbusVariableStatus = z.object({
   crc_errors: z.number().int(),
   invalid: z.number().int(),
   last_value: z.number().nullable(),
-  last_read_at: z.string().nullable(),
-  last_error: z.string(),
-  last_error_at: z.string().nullable(),
+  last_read_at: text().nullable(),
+  last_error: text(),
+  last_error_at: text().nullable(),
 });
 export type ModbusVariableStatus = z.infer<typeof modbusVariableStatus>;
 
@@ -50,9 +50,9 @@ export const MODBUS_OUTCOMES = ['response', 'exception', 'crc', 'invalid', 'time
 export const modbusExchange = z.object({
   outcome: z.enum(MODBUS_OUTCOMES),
   code: z.number().int(),
-  message: z.string(),
-  request: z.string(),
-  response: z.string(),
+  message: text(),
+  request: text(),
+  response: text(),
   function_code: z.number().int(),
   exception_code: z.number().int().nullable(),
   raw: z.union([z.number(), z.boolean()]).nullable(),
