@@ -8,5 +8,7 @@ export default defineConfig({
     environment: 'jsdom',
     include: ['src/**/*.test.tsx', ...domUnitTests],
     setupFiles: ['./vitest.setup.ts'],
+    // A form test renders Arco in jsdom: ~3 s on a quiet machine, more while CI runs every project at once.
+    testTimeout: 20_000,
   },
 });
