@@ -72,6 +72,12 @@ export async function dataTemplatesRoutes(app: FastifyInstance): Promise<void> {
   const tags = ['data-templates'];
   // Only the variable import reads multipart bodies.
   await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, parts: 6 } });
+  // A change that may start or stop platform polling (a template applied, edited, a product's default) is read by
+  // the poller on its next pass rather than after its periodic reload.
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method !== 'GET' && reply.statusCode < 300 && app.hasDecorator('modbusPoller'))
+      app.modbusPoller.invalidate();
+  });
 
   r.get(
     '/api/data-templates',

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, ne, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import {
   checkVariable,
   type DeviceTemplateInfo,
@@ -839,15 +839,27 @@ async function pushDeviceConfig(deps: Deps, actor: Actor, sn: string, modbus: un
   await putDeviceConfig(deps, actor, sn, modbus === undefined ? rest : { ...rest, modbus });
 }
 
-/** After a change of the template: the devices it is applied to (`dtu` mode) get the new form. */
+/**
+ * After a change of the template: the devices it is applied to, and those running by it as their product's default
+ * (`dtu` mode), get the new form.
+ */
 async function pushToDevices(deps: Deps, actor: Actor, templateId: number): Promise<void> {
   const [t] = await deps.db.select().from(dataTemplates).where(eq(dataTemplates.id, templateId));
   if (!t) return;
-  const rows = await deps.db
+  const own = await deps.db
     .select({ sn: devices.sn })
     .from(deviceDataTemplates)
     .innerJoin(devices, eq(devices.id, deviceDataTemplates.deviceId))
     .where(eq(deviceDataTemplates.templateId, templateId));
+  // And the devices that run by it as their product's default (no template of their own).
+  const byDefault = await deps.db
+    .select({ sn: devices.sn })
+    .from(productDataTemplates)
+    .innerJoin(products, eq(products.id, productDataTemplates.productId))
+    .innerJoin(devices, eq(devices.productKey, products.productKey))
+    .leftJoin(deviceDataTemplates, eq(deviceDataTemplates.deviceId, devices.id))
+    .where(and(eq(productDataTemplates.templateId, templateId), isNull(deviceDataTemplates.deviceId)));
+  const rows = [...own, ...byDefault];
   if (rows.length === 0) return;
   const slaves = await slavesOf(deps.db, templateId);
   const complete = slaves.length > 0 && slaves.every((s) => s.variables.length > 0);
@@ -987,11 +999,78 @@ export async function setProductTemplate(
       target: productDataTemplates.productId,
       set: { templateId, appliedBy: actor.uid, createdat: new Date() },
     });
+  await pushProductDefault(deps, actor, p.productKey);
 }
 
 export async function clearProductTemplate(deps: Deps, actor: Actor, productKey: string): Promise<void> {
   const p = await managedProduct(deps.db, actor, productKey);
   await deps.db.delete(productDataTemplates).where(eq(productDataTemplates.productId, p.id));
+  await pushProductDefault(deps, actor, p.productKey);
+}
+
+/** The `modbus` group a device runs by under its effective template: the DTU form in `dtu` mode, else none. */
+async function dtuFormOf(db: DbOrTx, templateId: number | undefined): Promise<unknown> {
+  if (templateId === undefined) return undefined;
+  const [t] = await db.select().from(dataTemplates).where(eq(dataTemplates.id, templateId));
+  if (!t || t.collectMode !== 'dtu') return undefined;
+  const slaves = await slavesOf(db, templateId);
+  const complete = slaves.length > 0 && slaves.every((s) => s.variables.length > 0);
+  return complete ? dtuConfigOf(t, slaves) : undefined;
+}
+
+/**
+ * After a product's default was set, changed or removed: the product's devices without a template of their own
+ * get the default's DTU form in their configuration (`dtu` mode), or lose the `modbus` group (`platform` mode, or
+ * no default any more; the platform poller then polls them by the default). Devices the actor may not control
+ * (a customer's device of a manufacturer's product) are left as they are, as template edits leave them.
+ */
+async function pushProductDefault(deps: Deps, actor: Actor, productKey: string): Promise<void> {
+  const rows = await deps.db
+    .select({ sn: devices.sn, def: productDataTemplates.templateId })
+    .from(devices)
+    .innerJoin(products, eq(products.productKey, devices.productKey))
+    .leftJoin(productDataTemplates, eq(productDataTemplates.productId, products.id))
+    .leftJoin(deviceDataTemplates, eq(deviceDataTemplates.deviceId, devices.id))
+    .where(and(eq(devices.productKey, productKey), isNull(deviceDataTemplates.deviceId)));
+  if (rows.length === 0) return;
+  const form = await dtuFormOf(deps.db, rows[0]!.def ?? undefined);
+  for (const r of rows) {
+    try {
+      await pushDeviceConfig(deps, actor, r.sn, form);
+    } catch (err) {
+      if (!(err instanceof AppError) || (err.code !== 10117 && err.code !== 10108)) throw err;
+    }
+  }
+}
+
+/**
+ * Devices just created (one product): when the product has a default template in `dtu` mode, their expected
+ * configuration gets its `modbus` group with the version bumped, so each DTU is sent it when it first connects.
+ * Runs in the creating transaction; in `platform` mode nothing is written (the poller reads the default itself).
+ */
+export async function adoptProductDefault(
+  db: DbOrTx,
+  productKey: string,
+  deviceIds: number[],
+): Promise<void> {
+  if (deviceIds.length === 0) return;
+  const [def] = await db
+    .select({ templateId: productDataTemplates.templateId })
+    .from(products)
+    .innerJoin(productDataTemplates, eq(productDataTemplates.productId, products.id))
+    .where(eq(products.productKey, productKey));
+  const form = await dtuFormOf(db, def?.templateId);
+  if (form === undefined) return;
+  for (let i = 0; i < deviceIds.length; i += 1000) {
+    await db
+      .update(devices)
+      .set({
+        expectConfig: sql`${devices.expectConfig} || ${JSON.stringify({ modbus: form })}::jsonb`,
+        expectConfigVersion: sql`${devices.expectConfigVersion} + 1`,
+        configVersionDifferent: sql`${devices.configVersion} <> ${devices.expectConfigVersion} + 1`,
+      })
+      .where(inArray(devices.id, deviceIds.slice(i, i + 1000)));
+  }
 }
 
 /** The devices the template is applied to that the actor may see, newest application first. */

@@ -422,6 +422,103 @@ describe('applying', () => {
   });
 });
 
+describe('product default', () => {
+  type ConfigMsg = {
+    version: number;
+    config: { modbus?: { template_id: number; slaves: { variables: { tag: string }[] }[] } };
+  };
+  const configOf = async (sn: string) =>
+    data<{ expect_config: ConfigMsg['config']; expect_config_version: number }>(
+      await t.inject({ method: 'GET', url: `/api/devices/${sn}/config`, token: owner.token }),
+    );
+  const setDefault = async (productKey: string, templateId: number | null) => {
+    const res = await t.inject({
+      method: templateId === null ? 'DELETE' : 'PUT',
+      url: `/api/products/${productKey}/data-template`,
+      token: owner.token,
+      ...(templateId === null ? {} : { payload: { template_id: templateId } }),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
+
+  it('reaches devices without their own template, and new devices of the product', async () => {
+    const [pd1, pd2] = await createDevices(t, owner.token, ['PD-1', 'PD-2'], { name: 'Default DTU' });
+    const c = await connectDevice(`mqtt://127.0.0.1:${t.app.broker.port}`, pd1!);
+    clients.push(c);
+    await c.subscribeAsync(`dev/${pd1!.productKey}/${pd1!.sn}/down/#`, { qos: 1 });
+    await c.publishAsync(up(pd1!, 'status'), '{"online":1}', { qos: 1 });
+    await eventually(async () => {
+      const res = await t.inject({ method: 'GET', url: `/api/devices/${pd1!.sn}`, token: owner.token });
+      return data<{ online: number }>(res).online === 1 ? true : undefined;
+    });
+    // PD-2 has a template of its own: the product's default does not touch it.
+    const { tpl: own } = await complete(owner.token, 'Own');
+    const put = await t.inject({
+      method: 'PUT',
+      url: `/api/devices/${pd2!.sn}/data-template`,
+      token: owner.token,
+      payload: { template_id: own.id },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const pd2Before = await configOf(pd2!.sn);
+
+    // Set: the online device is sent the default's DTU form at once.
+    const { tpl, slave } = await complete(owner.token, 'Product default');
+    let got = nextMessage(c, downTopic(pd1!.productKey, pd1!.sn, 'config'));
+    await setDefault(pd1!.productKey, tpl.id);
+    let msg = JSON.parse((await got).toString()) as ConfigMsg;
+    expect(msg.config.modbus?.template_id).toBe(tpl.id);
+    expect(msg.config.modbus?.slaves[0]!.variables.map((v) => v.tag)).toEqual(['temp', 'press']);
+    expect(await configOf(pd2!.sn)).toEqual(pd2Before);
+
+    // An edit of the default reaches it too.
+    got = nextMessage(c, downTopic(pd1!.productKey, pd1!.sn, 'config'));
+    const added = await addVar(owner.token, tpl.id, slave.id, { ...TEMP, tag: 'level', register_address: 7 });
+    expect(added.statusCode, added.body).toBe(200);
+    msg = JSON.parse((await got).toString()) as ConfigMsg;
+    expect(msg.config.modbus?.slaves[0]!.variables.map((v) => v.tag)).toEqual(['temp', 'press', 'level']);
+
+    // A device created later starts with it, its version ahead of what any device runs.
+    await t.inject({
+      method: 'POST',
+      url: '/api/devices',
+      token: owner.token,
+      payload: { product_key: pd1!.productKey, sn: ['PD-3'] },
+    });
+    const pd3 = await configOf('PD-3');
+    expect(pd3.expect_config.modbus?.template_id).toBe(tpl.id);
+    expect(pd3.expect_config_version).toBe(1);
+
+    // Changed to a platform-mode default: the modbus group leaves the configuration, and the platform polls.
+    const { tpl: polled } = await complete(owner.token, 'Polled default');
+    const mode = await t.inject({
+      method: 'PUT',
+      url: `/api/data-templates/${polled.id}`,
+      token: owner.token,
+      payload: { name: 'Polled default', type: 'modbus_rtu', remark: '', collect_mode: 'platform' },
+    });
+    expect(mode.statusCode, mode.body).toBe(200);
+    got = nextMessage(c, downTopic(pd1!.productKey, pd1!.sn, 'config'));
+    const raw = nextMessage(c, downTopic(pd1!.productKey, pd1!.sn, 'raw'));
+    await setDefault(pd1!.productKey, polled.id);
+    msg = JSON.parse((await got).toString()) as ConfigMsg;
+    expect(msg.config.modbus).toBeUndefined();
+    // A Modbus read request to slave 1 (function code 3: holding registers).
+    const frame = await raw;
+    expect([frame[0], frame[1]]).toEqual([1, 3]);
+
+    // Back to dtu mode, then removed: the group comes and goes again; PD-2 is never touched.
+    got = nextMessage(c, downTopic(pd1!.productKey, pd1!.sn, 'config'));
+    await setDefault(pd1!.productKey, tpl.id);
+    expect((JSON.parse((await got).toString()) as ConfigMsg).config.modbus?.template_id).toBe(tpl.id);
+    got = nextMessage(c, downTopic(pd1!.productKey, pd1!.sn, 'config'));
+    await setDefault(pd1!.productKey, null);
+    expect((JSON.parse((await got).toString()) as ConfigMsg).config.modbus).toBeUndefined();
+    expect((await configOf('PD-3')).expect_config.modbus).toBeUndefined();
+    expect(await configOf(pd2!.sn)).toEqual(pd2Before);
+  });
+});
+
 describe('ownership', () => {
   it('another user cannot read, edit, copy or apply a template; admins can read', async () => {
     const { tpl } = await complete(owner.token, 'Private');

@@ -18,6 +18,7 @@ import type { ImportRow } from './device-import-file';
 import { deviceSecretContext, newDeviceSecret } from './devices.service';
 import { devices } from './devices.table';
 import { syncDevicesPlatformParams } from '../platforms/platform-params.service';
+import { adoptProductDefault } from '../data-templates/data-templates.service';
 
 interface ImportOptions {
   productKey: string;
@@ -139,6 +140,11 @@ export async function importDevices(
             .returning({ id: devices.id, sn: devices.sn })),
         );
       }
+      await adoptProductDefault(
+        tx,
+        product.productKey,
+        created.map((c) => c.id),
+      );
       const createdSns = new Set(created.map((c) => c.sn));
       for (const v of toCreate) {
         const ok = createdSns.has(v.data.sn);

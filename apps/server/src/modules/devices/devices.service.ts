@@ -20,7 +20,11 @@ import { likeKeyword } from '../../lib/paging';
 import type { Actor, Deps } from '../../lib/deps';
 import { writeDeviceLog } from '../device-log/device-log.service';
 import { productProperties, products } from '../products/products.table';
-import { mergeLabels, templatePropertyLabels } from '../data-templates/data-templates.service';
+import {
+  adoptProductDefault,
+  mergeLabels,
+  templatePropertyLabels,
+} from '../data-templates/data-templates.service';
 import { visibleProduct } from '../products/products.service';
 import { deviceProperties } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
@@ -125,6 +129,11 @@ export async function insertNewDevices(
         .returning({ id: devices.id, sn: devices.sn })),
     );
   }
+  await adoptProductDefault(
+    tx,
+    input.productKey,
+    inserted.map((r) => r.id),
+  );
   await writeDeviceLog(
     tx,
     ...inserted.map((row) => ({
