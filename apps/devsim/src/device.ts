@@ -225,6 +225,15 @@ export class VirtualDevice {
     await this.publish('property', { id: `m${++this.seq}`, ts: Date.now(), params });
   }
 
+  /**
+   * Reports a thing model event on `P/up/event` (docs/device-protocol.md): `event` is an event identifier of the
+   * product's model and `params` its output parameters. Resolves on the PUBACK, which means stored or dropped as
+   * invalid (an event the model does not define, or parameters of the wrong type).
+   */
+  async sendEvent(event: string, params: Record<string, number | string | boolean> = {}): Promise<void> {
+    await this.publish('event', { event, params, ts: Date.now() });
+  }
+
   /** Readings waiting for the next connect. */
   get bufferedCount(): number {
     return this.buffered.length;

@@ -49,6 +49,7 @@ import { purgeExpired } from './modules/rate-limit/rate-limit.service';
 import { telemetryRoutes } from './modules/telemetry/telemetry.routes';
 import { userCommandsRoutes } from './modules/user-commands/user-commands.routes';
 import { thingModelRoutes } from './modules/thing-model/thing-model.routes';
+import { deviceEventsRoutes } from './modules/thing-model/device-events.routes';
 import { ShareAudienceCache } from './modules/shares/share-audience';
 import { sharesPlugin } from './modules/shares/shares.plugin';
 import { sharesRoutes } from './modules/shares/shares.routes';
@@ -226,6 +227,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(commandGroupsRoutes);
     await app.register(scriptsRoutes);
     await app.register(thingModelRoutes);
+    await app.register(deviceEventsRoutes);
     await app.register(productFeaturesRoutes);
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);

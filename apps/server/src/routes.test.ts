@@ -346,6 +346,20 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'GET',
+    path: '/api/devices/{sn}/events',
+    url: '/api/devices/sn-missing/events',
+    auth: 'user',
+    bad: { query: { from: 'yesterday' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/devices/{sn}/thing-model',
+    url: '/api/devices/sn-missing/thing-model',
+    auth: 'user',
+    bad: { url: '/api/devices/a+b/thing-model' },
+  },
+  {
+    method: 'GET',
     path: '/api/devices/{sn}/raw',
     url: '/api/devices/sn-missing/raw',
     auth: 'user',

@@ -70,7 +70,10 @@ export type AlertMethod = (typeof ALERT_METHODS)[number];
 export const ALERT_PUSH_MODES = ['once', 'per_silence'] as const;
 export type AlertPushMode = (typeof ALERT_PUSH_MODES)[number];
 
-/** What a trigger watches. `scene` is kept for scene variables (seed: 11000); until scenes exist it is refused. */
+/**
+ * What a trigger watches: a device, or a scene variable (`scene_id` with the `sn` and `key` of one of its widget
+ * bindings; 11000 no such scene, 11009 a scene without bound variables).
+ */
 export const ALERT_SOURCES = ['device', 'scene'] as const;
 export type AlertSource = (typeof ALERT_SOURCES)[number];
 
@@ -109,7 +112,7 @@ export const alertTriggerBody = z.object({
   source: z.enum(ALERT_SOURCES).default('device'),
   /** The caller's own device (admins: any device). */
   sn: text().trim().regex(SN_RULE, 'sn_rule').nullable().default(null),
-  /** A scene variable (source `scene`); scenes do not exist yet. */
+  /** The scene (source `scene`): `sn` and `key` then name one of its widget bindings (docs/scenes.md). */
   scene_id: id.nullable().default(null),
   /** Property identifier (types 3-7); ignored for 1 and 2. */
   key: text().trim().regex(PROPERTY_KEY_RULE, 'property_key_rule').nullable().default(null),
@@ -149,7 +152,8 @@ export function alertTriggerProblem(b: {
   push_mode: AlertPushMode;
   silence_s: number;
 }): AlertProblem | null {
-  if (b.source === 'scene') return { code: 11000, field: 'scene_id' };
+  // A scene trigger names the scene and one of its bound variables (`sn` and `key` of a widget binding).
+  if (b.source === 'scene' && b.scene_id === null) return { code: 11000, field: 'scene_id' };
   if (!b.sn) return { code: 11001, field: 'sn' };
   const need = ALERT_TYPE_VALUES[b.type];
   if (!isPresenceType(b.type) && !b.key) return { code: 10113, field: 'key' };

@@ -20,6 +20,7 @@ export const UP_KINDS = [
   'cmd_reply',
   'ota',
   'raw',
+  'event',
 ] as const;
 export type UpKind = (typeof UP_KINDS)[number];
 export const DOWN_KINDS = ['property_reply', 'config', 'cmd', 'ota', 'raw'] as const;
@@ -113,6 +114,20 @@ export const INFO_FIELDS = Object.keys(infoUp.shape) as (keyof InfoUp)[];
 
 export const statusUp = z.object({ online: z.union([z.literal(0), z.literal(1)]) });
 export type StatusUp = z.infer<typeof statusUp>;
+
+/**
+ * `P/up/event`: something happened on the device, named by an event identifier of its product's thing model, with
+ * that event's output parameters (checked against the model by the server, docs/device-protocol.md).
+ */
+export const eventUp = z
+  .object({
+    id: messageId.optional(),
+    event: text().regex(PROPERTY_KEY_RULE),
+    params: z.record(text().regex(PROPERTY_KEY_RULE), z.unknown()).default({}),
+    ts: unixMs.optional(),
+  })
+  .strict();
+export type EventUp = z.infer<typeof eventUp>;
 
 /** `P/up/config` (what runs now) and `P/down/config` (what should run). */
 export const configMessage = z.object({ version: z.number().int().min(0), config: deviceConfig });

@@ -68,12 +68,27 @@ export const deviceConfigEvent = z.object({
   config_version_different: z.boolean(),
 });
 
+/** The device reported an event of its thing model (`P/up/event`), after it was stored. */
+export const deviceEventOccurred = z.object({
+  type: z.literal('device.event'),
+  sn,
+  product_key: productKey,
+  /** The stored occurrence's id (`GET /api/devices/:sn/events`). */
+  id: z.number().int(),
+  event: text(),
+  level: z.enum(['info', 'warn', 'error']),
+  params: z.record(text(), z.union([z.number(), text(), z.boolean()])),
+  /** Device time (or server time when the device sent none). */
+  ts: isoTime,
+});
+
 export const deviceEvent = z.discriminatedUnion('type', [
   deviceOnlineEvent,
   devicePropertiesEvent,
   deviceInfoEvent,
   deviceCommandEvent,
   deviceConfigEvent,
+  deviceEventOccurred,
 ]);
 export type DeviceEvent = z.infer<typeof deviceEvent>;
 export type DeviceEventType = DeviceEvent['type'];
@@ -82,6 +97,7 @@ export type DevicePropertiesEvent = z.infer<typeof devicePropertiesEvent>;
 export type DeviceInfoEvent = z.infer<typeof deviceInfoEvent>;
 export type DeviceCommandEvent = z.infer<typeof deviceCommandEvent>;
 export type DeviceConfigEvent = z.infer<typeof deviceConfigEvent>;
+export type DeviceEventOccurred = z.infer<typeof deviceEventOccurred>;
 
 /** At most this many serial numbers in one subscribe filter. */
 export const MAX_FILTER_SNS = 1000;

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { productProperty } from './products';
-import { PRODUCT_KEY_RULE, PROPERTY_KEY_RULE } from './protocol';
+import { pageQuery } from './common';
+import { HEX_RULE, PRODUCT_KEY_RULE, PROPERTY_KEY_RULE } from './protocol';
 import { text } from './text';
 
 export const MODEL_PARAM_TYPES = ['int', 'float', 'bool', 'string', 'enum', 'hex'] as const;
@@ -92,3 +93,55 @@ export function diffModels(
     services: diffByKey(before.services, after.services),
   };
 }
+
+// --- event occurrences (P/up/event) -------------------------------------------------------------------------------
+
+/** An event parameter's value as stored: what its datatype allows. */
+export const eventParamValue = z.union([z.number(), text().max(1024), z.boolean()]);
+export type EventParamValue = z.infer<typeof eventParamValue>;
+
+const PARAM_VALUE: Record<(typeof MODEL_PARAM_TYPES)[number], z.ZodType<EventParamValue>> = {
+  int: z.number().int(),
+  float: z.number(),
+  bool: z.boolean(),
+  string: text().max(1024),
+  enum: z.union([z.number().int(), text().max(1024)]),
+  hex: text()
+    .max(2048)
+    .regex(new RegExp(`${HEX_RULE.source}|^$`)),
+};
+
+/**
+ * The schema of one event's `params` as the thing model defines them: each key one of the event's output
+ * parameters with a value of its datatype; any may be left out, none may be added.
+ */
+export function eventParamsSchema(event: Pick<ModelEvent, 'output'>) {
+  return z.strictObject(
+    Object.fromEntries(event.output.map((p) => [p.key, PARAM_VALUE[p.datatype].optional()])),
+  ) as unknown as z.ZodType<Record<string, EventParamValue>>;
+}
+
+/** One stored occurrence of a thing model event (`GET /api/devices/:sn/events`), newest first. */
+export const deviceEventItem = z.object({
+  id: z.number().int(),
+  event: text(),
+  /** The event's name in the model now (its key when the model no longer defines it). */
+  name: text(),
+  name_us: text(),
+  level: z.enum(EVENT_LEVELS),
+  params: z.record(text(), eventParamValue),
+  /** Device time (server time when the device sent none). */
+  ts: text(),
+  received_at: text(),
+});
+export type DeviceEventItem = z.infer<typeof deviceEventItem>;
+
+export const deviceEventsQuery = pageQuery.extend({
+  event: text().regex(PROPERTY_KEY_RULE, 'key_rule').optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+});
+export type DeviceEventsQuery = z.infer<typeof deviceEventsQuery>;
+
+/** `GET /api/devices/:sn/thing-model`: the device's product's model, for whoever may view the device. */
+export const deviceThingModel = thingModel;

@@ -23,6 +23,7 @@ import { type ConnectInfo, touchDevices } from '../modules/devices/device-presen
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { encodeCommand } from '../modules/scripts/script-commands';
 import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
+import { recordDeviceEvent } from '../modules/thing-model/device-events.service';
 import { Rejection } from '../lib/rejection';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
@@ -402,6 +403,8 @@ export class DeviceGateway implements DeviceLink {
         await this.infos.add(device, validate(infoUp, json, 'info'));
         return;
       }
+      case 'event':
+        return recordDeviceEvent(this.deps, device, json);
       case 'status': {
         const s = validate(statusUp, json, 'status');
         if (meta.presenceFromStatus) {

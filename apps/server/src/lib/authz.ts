@@ -325,3 +325,20 @@ export function liveShare(grant: ShareGrant | undefined, now: Date): 'view' | 'c
  * or an admin acting for the owner), never a share holder and never a scoped actor without `devices:write`.
  */
 export const canShare = (actor: Subject, device: DeviceAccessRow): boolean => canManage(actor, device);
+
+// --- scenes -------------------------------------------------------------------------------------------------------
+
+/** What an actor may do with a scene (modules/scenes): everything (owner, admin), read it (a scene share), nothing. */
+export type SceneRight = 'none' | 'view' | 'owner';
+
+/**
+ * A scene is edited, shared and deleted by its owner or an admin; an account it is shared with (a scene share,
+ * always read-only) reads it. A scene never widens device access: each bound device is still read with `canView`
+ * and written with `canControl` of the reader, so a share of the scene alone shows no values.
+ */
+export function sceneRight(actor: Actor, scene: OwnedRow | undefined, sharedWith: boolean): SceneRight {
+  note(actor, 'owner');
+  if (!scene) return 'none';
+  if (owns(actor, scene)) return 'owner';
+  return sharedWith ? 'view' : 'none';
+}

@@ -248,6 +248,14 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     rule: { kind: 'read' },
     request: (c) => ({ url: `/api/devices/${c.sn}/drops` }),
   },
+  'GET /api/devices/:sn/events': {
+    rule: { kind: 'read' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/events` }),
+  },
+  'GET /api/devices/:sn/thing-model': {
+    rule: { kind: 'read' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/thing-model` }),
+  },
   'POST /api/user-commands/:id/send': {
     rule: {
       kind: 'bulk',

@@ -18,6 +18,8 @@ export const OPEN_ROUTES: Readonly<Record<string, AccessScope>> = {
   'GET /api/devices/:sn/config': 'devices:read',
   'GET /api/devices/:sn/logs': 'devices:read',
   'GET /api/devices/:sn/drops': 'devices:read',
+  'GET /api/devices/:sn/events': 'devices:read',
+  'GET /api/devices/:sn/thing-model': 'devices:read',
   'GET /api/devices/:sn/raw': 'devices:read',
   'GET /api/devices/:sn/timeline': 'devices:read',
   // devices: commands and configuration

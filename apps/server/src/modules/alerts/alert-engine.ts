@@ -316,7 +316,8 @@ export class AlertEngine {
       .where(
         and(
           eq(alertTriggers.enable, 1),
-          eq(alertTriggers.source, 'device'),
+          // A scene trigger (source `scene`) watches the device property its scene variable names.
+          inArray(alertTriggers.source, ['device', 'scene']),
           isNotNull(alertTriggers.deviceId),
         ),
       );
@@ -374,7 +375,10 @@ export class AlertEngine {
     }
     const added: Entry[] = [];
     for (const r of rows) {
-      const e = r.t.enable === 1 && r.t.source === 'device' ? entryOf(r.t, r.owner) : undefined;
+      const e =
+        r.t.enable === 1 && (r.t.source === 'device' || r.t.source === 'scene')
+          ? entryOf(r.t, r.owner)
+          : undefined;
       if (!e) continue;
       added.push(e);
       byDevice.set(e.deviceId, [...(byDevice.get(e.deviceId) ?? []), e]);

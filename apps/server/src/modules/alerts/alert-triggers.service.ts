@@ -15,6 +15,7 @@ import { likeKeyword } from '../../lib/paging';
 import { findVisibleOwned, ownerFilter, ownerOfNew } from '../../lib/authz';
 import { writeAudit } from '../audit/audit.service';
 import { accessibleDevice } from '../devices/device-access';
+import { sceneVariable } from '../scenes/scenes.service';
 import { devices } from '../devices/devices.table';
 import { propertyRulesOf } from '../products/products.service';
 import { productProperties, products } from '../products/products.table';
@@ -206,12 +207,10 @@ async function checked(
     throw new AppError(problem.code, 400, undefined, [{ field: problem.field, message: 'required' }]);
   }
   // The owner's device: an admin editing a user's trigger picks among that user's devices.
-  const device = await accessibleDevice(
-    deps.db,
-    ownerUid === actor.uid ? actor : { ...actor, uid: ownerUid, role: 'user' },
-    input.sn!,
-    'view',
-  );
+  const owner: Actor = ownerUid === actor.uid ? actor : { ...actor, uid: ownerUid, role: 'user' };
+  // A scene trigger: the scene the owner may read (11000), with bound variables (11009), one of them (83003).
+  if (input.source === 'scene') await sceneVariable(deps.db, owner, input.scene_id, input.sn, input.key);
+  const device = await accessibleDevice(deps.db, owner, input.sn!, 'view');
   let key: string | null = null;
   if (!isPresenceType(input.type)) {
     key = input.key!;

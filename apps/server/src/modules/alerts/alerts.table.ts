@@ -83,7 +83,7 @@ export const alertContactCodes = pgTable(
 
 /**
  * Device triggers (seed "Alarm trigger"). One condition on one device: a property (`key`, types 3-7) or its online
- * state (types 1, 2). `scene_id` is kept for scene variables (source `scene`), not evaluated yet.
+ * state (types 1, 2). A scene trigger (source `scene`) keeps `scene_id` and watches the device property it names.
  */
 export const alertTriggers = pgTable(
   'alert_triggers',

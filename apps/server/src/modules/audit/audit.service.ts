@@ -149,7 +149,17 @@ export type AuditAction =
   | 'script_update'
   | 'script_state'
   | 'script_delete'
-  | 'script_bind';
+  | 'script_bind'
+  // scenes (docs/scenes.md)
+  | 'scene_model_create'
+  | 'scene_model_update'
+  | 'scene_model_delete'
+  | 'scene_create'
+  | 'scene_update'
+  | 'scene_delete'
+  | 'scene_share'
+  | 'scene_unshare'
+  | 'scene_write';
 
 export interface AuditEntry {
   uid: number | null;

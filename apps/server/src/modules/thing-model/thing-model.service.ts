@@ -34,7 +34,7 @@ async function productOf(db: DbOrTx, productKey: string) {
   return row;
 }
 
-async function readModel(db: DbOrTx, productId: number): Promise<Model> {
+export async function readModel(db: DbOrTx, productId: number): Promise<Model> {
   const [props, events, services] = await Promise.all([
     db
       .select()
