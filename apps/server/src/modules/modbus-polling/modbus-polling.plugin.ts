@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ModbusPoller, type PollerOptions } from './modbus-poller';
@@ -17,7 +18,22 @@ export const modbusPollingPlugin = fp(
   async (app: FastifyInstance, opts: Partial<PollerOptions>) => {
     const poller = new ModbusPoller(app.deps, app.gateway.telemetry.writer, opts);
     app.decorate('modbusPoller', poller);
-    app.addHook('onClose', async () => poller.close());
+    // MODBUS_STATS_FILE (benchmarks): the scheduler's totals are written there as JSON every second.
+    const statsFile = process.env.MODBUS_STATS_FILE;
+    const statsTimer = statsFile
+      ? setInterval(() => {
+          const s = poller.stats;
+          const latency: Record<number, number> = {};
+          s.latencyMs.forEach((n, ms) => {
+            if (n) latency[ms] = n;
+          });
+          writeFileSync(statsFile, JSON.stringify({ ...s, latencyMs: latency, at: Date.now() }));
+        }, 1000)
+      : undefined;
+    app.addHook('onClose', async () => {
+      clearInterval(statsTimer);
+      await poller.close();
+    });
   },
   { name: 'modbus-polling', dependencies: ['gateway'] },
 );
