@@ -7336,6 +7336,263 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/devices/{sn}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Thing model events the device reported (P/up/event), newest first (device time); filter by event key and time range (from/to, ISO 8601) */
+    get: {
+      parameters: {
+        query?: {
+          current?: number;
+          per_page?: number;
+          event?: string;
+          from?: string;
+          to?: string;
+        };
+        header?: never;
+        path: {
+          sn: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: number;
+                event: string;
+                name: string;
+                name_us: string;
+                /** @enum {string} */
+                level: 'info' | 'warn' | 'error';
+                params: {
+                  [key: string]: number | string | boolean;
+                };
+                ts: string;
+                received_at: string;
+              }[];
+              total: number;
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/devices/{sn}/thing-model': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The device's product's thing model (properties, events, services), for whoever may view it */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          sn: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                product_key: string;
+                product_name: string;
+                properties: {
+                  key: string;
+                  name: string;
+                  /** @default  */
+                  name_us: string;
+                  /**
+                   * @default line
+                   * @enum {string}
+                   */
+                  charttype: 'line' | 'bar' | 'gauge' | 'none';
+                  /**
+                   * @default number
+                   * @enum {string}
+                   */
+                  datatype: 'number' | 'string' | 'bool';
+                  /** @default  */
+                  unit: string;
+                  /** @default 0 */
+                  cycles: number;
+                }[];
+                events: {
+                  key: string;
+                  name: string;
+                  /** @default  */
+                  name_us: string;
+                  /**
+                   * @default info
+                   * @enum {string}
+                   */
+                  level: 'info' | 'warn' | 'error';
+                  /** @default [] */
+                  output: {
+                    key: string;
+                    name: string;
+                    /**
+                     * @default string
+                     * @enum {string}
+                     */
+                    datatype: 'int' | 'float' | 'bool' | 'string' | 'enum' | 'hex';
+                    /** @default  */
+                    unit: string;
+                  }[];
+                }[];
+                services: {
+                  key: string;
+                  name: string;
+                  /** @default  */
+                  name_us: string;
+                  /** @default [] */
+                  input: {
+                    key: string;
+                    name: string;
+                    /**
+                     * @default string
+                     * @enum {string}
+                     */
+                    datatype: 'int' | 'float' | 'bool' | 'string' | 'enum' | 'hex';
+                    /** @default  */
+                    unit: string;
+                  }[];
+                  /** @default [] */
+                  output: {
+                    key: string;
+                    name: string;
+                    /**
+                     * @default string
+                     * @enum {string}
+                     */
+                    datatype: 'int' | 'float' | 'bool' | 'string' | 'enum' | 'hex';
+                    /** @default  */
+                    unit: string;
+                  }[];
+                }[];
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
