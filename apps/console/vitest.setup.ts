@@ -1,6 +1,10 @@
 import { afterAll, afterEach } from 'vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { ensureLocale } from './src/lib/i18n';
+
+// findBy* and waitFor wait on a condition; on a loaded CI machine a lazy chunk (the code editor) can take more than
+// the default second to arrive.
+configure({ asyncUtilTimeout: 5_000 });
 
 // Vitest runs without globals, so Testing Library cannot register its own cleanup.
 afterEach(() => {

@@ -30,7 +30,8 @@ export default function ScriptDetailPage() {
   const navigate = useNavigate();
   const id = Number(useParams().id);
   const load = useScript(isRecordId(id) ? id : undefined);
-  const versions = useScriptVersions(isRecordId(id) ? id : undefined);
+  // Versions only once the script answered: a missing or foreign one shows its result page, with no toast.
+  const versions = useScriptVersions(load.data ? load.data.id : undefined);
   const setState = useScriptState();
   const restore = useRestoreVersion(id);
   const bind = useBindScript(id);
