@@ -20,6 +20,7 @@ import { commandsPlugin } from './modules/commands/commands.plugin';
 import { commandGroupsRoutes } from './modules/command-groups/command-groups.routes';
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
+import { scenesRoutes } from './modules/scenes/scenes.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { modbusPollingPlugin } from './modules/modbus-polling/modbus-polling.plugin';
 import { modbusPollingRoutes } from './modules/modbus-polling/modbus-polling.routes';
@@ -231,6 +232,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(productFeaturesRoutes);
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);
+    await app.register(scenesRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

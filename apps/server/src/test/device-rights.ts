@@ -131,6 +131,35 @@ const dataTemplate: RouteRow['setup'] = async (call) => {
   return id;
 };
 
+/** A scene of the caller with a Modbus set-point bound to the row's device (scenes do not check devices on save). */
+const sceneWithControl: RouteRow['setup'] = async (call, c) =>
+  idOf(
+    await call({
+      method: 'POST',
+      url: '/api/scenes',
+      payload: {
+        name: 'Matrix',
+        document: {
+          format: 'cellhub.scene',
+          version: 1,
+          canvas: { width: 200, height: 200 },
+          widgets: [
+            {
+              id: 'sp',
+              kind: 'setpoint',
+              x: 0,
+              y: 0,
+              w: 10,
+              h: 10,
+              binding: { sn: c.sn, key: 'temp' },
+              write: { mode: 'modbus', tag: 'temp' },
+            },
+          ],
+        },
+      },
+    }),
+  );
+
 /** The table. Keys as Fastify spells routes (`METHOD /api/path/:param`). */
 export const DEVICE_ROUTES: Record<string, RouteRow> = {
   'GET /api/devices': {
@@ -312,6 +341,11 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
   'POST /api/devices/:sn/modbus/variables/:tag/write': {
     rule: { kind: 'control' },
     request: (c) => ({ url: `/api/devices/${c.sn}/modbus/variables/temp/write`, payload: { value: 1 } }),
+  },
+  'POST /api/scenes/:id/widgets/:widgetId/write': {
+    rule: { kind: 'control' },
+    setup: sceneWithControl,
+    request: (c) => ({ url: `/api/scenes/${c.ownId}/widgets/sp/write`, payload: { value: 1 } }),
   },
   'POST /api/data-templates/:id/devices': {
     rule: {
