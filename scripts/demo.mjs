@@ -561,11 +561,100 @@ void (async () => {
       ])
         await api(base, 'POST', `/api/data-templates/${tpl.id}/slaves/${slave.id}/variables`, v, alice);
       await api(base, 'POST', `/api/data-templates/${tpl.id}/devices`, { sns: [shared.control[0]] }, alice);
+      // A scene (docs/scenes.md): a boiler-room model whose slot takes any device with that template, made into a
+      // live scene of the device and shared read-only with "operator" (who sees it through their device share).
+      const box = (x, y, w = 200, h = 64) => ({ x, y, w, h });
+      const model = await api(
+        base,
+        'POST',
+        '/api/scene-models',
+        {
+          name: '锅炉房监控',
+          remark: '出水温度、管道压力与水泵',
+          slots: [{ name: 'boiler', label: '锅炉', template_id: tpl.id }],
+          document: {
+            format: 'cellhub.scene',
+            version: 1,
+            canvas: { width: 960, height: 540, background_color: '#0b1a2e', grid: 10 },
+            widgets: [
+              {
+                id: 'title',
+                kind: 'text',
+                ...box(40, 24, 400, 48),
+                text: '锅炉房 Boiler room',
+                style: { color: '#ffffff', font_size: 28 },
+              },
+              {
+                id: 'temp',
+                kind: 'value',
+                ...box(40, 110),
+                binding: { slot: 'boiler', key: 'boiler_temp' },
+                unit: '°C',
+                decimals: 1,
+                thresholds: [{ from: 85, color: '#f53f3f' }],
+              },
+              {
+                id: 'temp_gauge',
+                kind: 'gauge',
+                ...box(280, 90, 200, 200),
+                binding: { slot: 'boiler', key: 'boiler_temp' },
+                min: 0,
+                max: 120,
+                unit: '°C',
+              },
+              {
+                id: 'pressure',
+                kind: 'bar',
+                ...box(520, 90, 60, 200),
+                binding: { slot: 'boiler', key: 'pipe_pressure' },
+                min: 0,
+                max: 2,
+              },
+              {
+                id: 'pump_lamp',
+                kind: 'lamp',
+                ...box(640, 110, 64, 64),
+                binding: { slot: 'boiler', key: 'pump_on' },
+              },
+              {
+                id: 'pump',
+                kind: 'switch',
+                ...box(740, 110, 160, 64),
+                binding: { slot: 'boiler', key: 'pump_on' },
+                write: { mode: 'property' },
+              },
+              {
+                id: 'trend',
+                kind: 'trend',
+                ...box(40, 320, 620, 180),
+                binding: { slot: 'boiler', key: 'boiler_temp' },
+                minutes: 60,
+              },
+              {
+                id: 'open',
+                kind: 'link',
+                ...box(700, 420, 200, 48),
+                target: { slot: 'boiler' },
+                label: '设备详情',
+              },
+            ],
+          },
+        },
+        alice,
+      );
+      const scene = await api(
+        base,
+        'POST',
+        '/api/scenes/from-model',
+        { model_id: model.id, name: `锅炉房 ${shared.control[0]}`, bindings: { boiler: shared.control[0] } },
+        alice,
+      );
+      await api(base, 'POST', `/api/scenes/${scene.id}/shares`, { to: OPERATOR.username }, alice);
     }
     say(
       `shipped ${shipped.join(', ')} to "${CUSTOMER.username}" (password ${CUSTOMER.password}), who shares them ` +
         `with "${OPERATOR.username}" (password ${OPERATOR.password}) and holds a share link, an access key and a ` +
-        `data template applied to ${shared.control[0]}`,
+        `data template applied to ${shared.control[0]}, with a scene of it`,
     );
   } catch (err) {
     say(`could not set up the shipping and sharing demo: ${err.message}`);
