@@ -7,15 +7,15 @@ import { Chart, type ChartTheme } from '../../../../components/chart/chart';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../../lib/i18n';
 import { useDeviceEvents } from '../../../../lib/realtime';
-import { useRole } from '../../../../lib/user';
 import { useDeviceTemplate, withTemplateProperties } from '../../../data-templates/device-properties';
 import { seriesKey, usePropertySeries, useProductProperties } from '../../detail-api';
 import locale from '../../locale/detail-index';
+import { LEVEL_HEX, useDeviceModel, useEventOccurrences } from './device-events-api';
 import { foldLiveValue } from './live-series';
 import modelLocale from './model-events.locale';
-import { bucketLabel, seriesOption } from './series-option';
+import { bucketLabel, type EventMark, seriesOption } from './series-option';
 
-// The thing model's events (read by admins only): loaded when shown, not with the tab.
+// The device's thing model events (any viewer): loaded when shown, not with the tab.
 const ModelEventsCard = lazy(() => import('./model-events-card'));
 
 const RANGES: SeriesRange[] = ['1h', '24h', '7d', '15d', '30d'];
@@ -24,7 +24,6 @@ const RANGES: SeriesRange[] = ['1h', '24h', '7d', '15d', '30d'];
 export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const t = useLocale(locale);
   const tm = useLocale(modelLocale);
-  const isAdmin = useRole() === 'admin';
   const { locale: lang } = useLocaleState();
   const { data: productDefs } = useProductProperties(d.product_key);
   // A data template's variables are the device's properties too (after the product's).
@@ -69,6 +68,22 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   });
   const points = series.data?.buckets.filter((b) => b.avg !== null).length ?? 0;
 
+  // Event occurrences in the chart's window (the card below keeps them fresh on the live stream).
+  const model = useDeviceModel(d.sn);
+  const occurrences = useEventOccurrences(
+    d.sn,
+    { from: series.data?.from, to: series.data?.to, per_page: 100 },
+    Boolean(series.data && model.data && model.data.events.length > 0),
+  );
+  const marks = useMemo<EventMark[]>(() => {
+    const defs = new Map((model.data?.events ?? []).map((e) => [e.key, e]));
+    return (occurrences.data?.data ?? []).map((o) => {
+      const def = defs.get(o.event);
+      const name = (def && ((lang === 'en-US' && def.name_us) || def.name)) || o.event;
+      return { ts: new Date(o.ts).getTime(), name, color: LEVEL_HEX[o.level] };
+    });
+  }, [occurrences.data, model.data, lang]);
+
   const option = useCallback(
     (theme: ChartTheme) =>
       seriesOption(
@@ -82,10 +97,12 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
           datatype,
           on: tm('me.bool.on'),
           off: tm('me.bool.off'),
+          events: tm('me.marks'),
         },
         theme,
+        marks,
       ),
-    [series.data, t, tm, unit, datatype],
+    [series.data, t, tm, unit, datatype, marks],
   );
 
   return (
@@ -150,7 +167,7 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
             <Empty description={t('deviceDetail.chart.empty')} />
           </div>
         ) : (
-          <div data-testid="property-chart" data-points={points}>
+          <div data-testid="property-chart" data-points={points} data-marks={marks.length}>
             <Chart option={option} height={320} />
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
               {t('deviceDetail.chart.bucket', { size: bucketLabel(series.data.bucket_seconds) })}
@@ -158,11 +175,9 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
           </div>
         )}
       </Card>
-      {isAdmin ? (
-        <Suspense fallback={null}>
-          <ModelEventsCard productKey={d.product_key} />
-        </Suspense>
-      ) : null}
+      <Suspense fallback={null}>
+        <ModelEventsCard sn={d.sn} />
+      </Suspense>
     </Space>
   );
 }

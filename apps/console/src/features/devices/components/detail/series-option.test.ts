@@ -88,4 +88,32 @@ describe('device property chart', () => {
     const fmt = (option.tooltip as { valueFormatter: (v: unknown) => string }).valueFormatter;
     expect(fmt(0.25)).toBe('25% Yes');
   });
+
+  it('pins event occurrences in the window on the line, in their colour, and leaves out the others', () => {
+    const option = seriesOption(
+      series([
+        [to - 3 * H, 10],
+        [to - H, 30],
+      ]),
+      { ...labels, events: 'Events' },
+      theme,
+      [
+        { ts: to - H + 60_000, name: 'Overheat', color: '#F53F3F' },
+        { ts: to - 3 * H - 60_000, name: 'Boot', color: '#165DFF' },
+        { ts: to + 10 * H, name: 'Later', color: '#165DFF' },
+      ],
+    );
+    const list = option.series as {
+      name: string;
+      data: { name: string; value: number[]; itemStyle: object }[];
+    }[];
+    const marks = list.find((x) => x.name === 'Events')!;
+    expect(marks.data.map((d) => [d.name, d.value[1], d.itemStyle])).toEqual([
+      ['Overheat', 30, { color: '#F53F3F' }],
+      ['Boot', 10, { color: '#165DFF' }],
+    ]);
+    expect((option.legend as { data: string[] }).data).toContain('Events');
+    const none = seriesOption(series([[to - H, 1]]), labels, theme);
+    expect((none.series as { name: string }[]).map((x) => x.name)).not.toContain('Events');
+  });
 });

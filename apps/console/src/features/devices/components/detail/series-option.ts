@@ -12,9 +12,30 @@ export interface SeriesLabels {
   datatype?: 'number' | 'string' | 'bool';
   on?: string;
   off?: string;
+  /** The legend name of the event marks. */
+  events?: string;
 }
 
-export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: ChartTheme): ChartOption {
+/** A thing model event occurrence drawn on the chart: at its time, on the line, in its level's colour. */
+export interface EventMark {
+  ts: number;
+  name: string;
+  color: string;
+}
+
+/** The average nearest in time to `ts` (marks sit on the line); the first average when there is none. */
+function nearest(points: [number, number | null][], ts: number): number | null {
+  let best: [number, number | null] | undefined;
+  for (const p of points) if (!best || Math.abs(p[0] - ts) < Math.abs(best[0] - ts)) best = p;
+  return best ? best[1] : null;
+}
+
+export function seriesOption(
+  s: PropertySeries,
+  labels: SeriesLabels,
+  theme: ChartTheme,
+  marks: readonly EventMark[] = [],
+): ChartOption {
   const numeric = s.buckets.filter((b) => b.avg !== null);
   const t = (b: (typeof numeric)[number]) => new Date(b.ts).getTime();
   const unit = labels.unit ? ` ${labels.unit}` : '';
@@ -24,10 +45,16 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
   const bool = labels.datatype === 'bool';
   // A bool's bucket average is the share of reports that were true.
   const format = (v: number) => (bool ? `${Math.round(v * 100)}% ${labels.on ?? '1'}` : `${round(v)}${unit}`);
+  const avgPoints = numeric.map((b): [number, number | null] => [t(b), b.avg]);
+  const shown = marks.filter((m) => m.ts >= x.min && m.ts <= x.max);
   return {
     animation: false,
     grid: { left: 56, right: 24, top: 36, bottom: 36 },
-    legend: { data: [labels.avg, labels.band], top: 0, textStyle: { color: theme.text } },
+    legend: {
+      data: [labels.avg, labels.band, ...(shown.length > 0 ? [labels.events ?? 'events'] : [])],
+      top: 0,
+      textStyle: { color: theme.text },
+    },
     tooltip: {
       trigger: 'axis',
       valueFormatter: (v) => (typeof v === 'number' ? format(v) : String(v ?? '-')),
@@ -84,8 +111,32 @@ export function seriesOption(s: PropertySeries, labels: SeriesLabels, theme: Cha
         // A new device's first readings are dots one can see and hover, not specks at the axis end.
         symbolSize: few ? 8 : 4,
         color: theme.primary,
-        data: numeric.map((b) => [t(b), b.avg]),
+        data: avgPoints,
       },
+      // Event occurrences: pins on the line at their time, named on hover; no line between them.
+      ...(shown.length > 0
+        ? [
+            {
+              name: labels.events ?? 'events',
+              type: 'line' as const,
+              symbol: 'pin',
+              symbolSize: 22,
+              showSymbol: true,
+              lineStyle: { opacity: 0 },
+              color: shown[0]!.color,
+              tooltip: { show: false },
+              label: { show: false },
+              emphasis: {
+                label: { show: true, formatter: '{b}', color: theme.text, position: 'top' as const },
+              },
+              data: shown.map((m) => ({
+                name: m.name,
+                value: [m.ts, nearest(avgPoints, m.ts)],
+                itemStyle: { color: m.color },
+              })),
+            },
+          ]
+        : []),
     ],
   };
 }
