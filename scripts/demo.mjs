@@ -148,6 +148,8 @@ let server;
 let devsim;
 /** The raw-frame sensors of the scripts demo (docs/scripts.md). */
 let devsimRaw;
+/** The Modbus DTUs of the platform-polling demo (docs/modbus-polling.md). */
+let devsimModbus;
 let stopping = false;
 async function stopAll(code) {
   if (stopping) return;
@@ -155,6 +157,7 @@ async function stopAll(code) {
   say('stopping the fleet, then the server ...');
   await stopChild(devsim, 'SIGINT', 10_000);
   await stopChild(devsimRaw, 'SIGINT', 10_000);
+  await stopChild(devsimModbus, 'SIGINT', 10_000);
   await stopChild(server, 'SIGTERM', 15_000);
   process.exit(code);
 }
@@ -439,6 +442,131 @@ void (async () => {
     );
   } catch (err) {
     say(`could not set up the scripts demo: ${err.message}`);
+  }
+})();
+
+// Modbus polled by the platform (docs/modbus-polling.md): two DTUs in transparent mode with devsim's demo meter
+// behind their serial port (`--modbus`, demoMeter in apps/devsim/src/modbus.ts); their product's default data
+// template, in `platform` collect mode, describes that meter, so the server polls them and the device page's "Modbus
+// variables" card shows live values, test reads and writes.
+const MODBUS_PRODUCT = { product_key: 'meter-demo', name: '配电柜 DTU（Modbus 电表）' };
+void (async () => {
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const found = await api(base, 'GET', '/api/products?keyword=meter-demo', undefined, token);
+    if (!found.some((p) => p.product_key === MODBUS_PRODUCT.product_key)) {
+      await api(
+        base,
+        'POST',
+        '/api/products',
+        { ...MODBUS_PRODUCT, description: 'Demo product: a Modbus meter polled by the platform' },
+        token,
+      );
+      const tpl = await api(
+        base,
+        'POST',
+        '/api/data-templates',
+        { name: '配电柜电表', type: 'modbus_rtu', remark: 'devsim demoMeter', collect_mode: 'platform' },
+        token,
+      );
+      const slave = await api(
+        base,
+        'POST',
+        `/api/data-templates/${tpl.id}/slaves`,
+        { name: '电表', address: 1, serial_port: 'rs485' },
+        token,
+      );
+      for (const v of [
+        {
+          name: '柜内温度',
+          tag: 'cabinet_temp',
+          unit: '°C',
+          register_type: 'holding',
+          register_address: 1,
+          data_format: 'int16',
+          decimals: 1,
+          capture_formula: 'x*0.1',
+        },
+        {
+          name: '电压',
+          tag: 'voltage',
+          unit: 'V',
+          register_type: 'holding',
+          register_address: 2,
+          data_format: 'float32',
+          byte_order: 'ABCD',
+          decimals: 1,
+        },
+        {
+          name: '电能',
+          tag: 'energy',
+          unit: 'kWh',
+          register_type: 'input',
+          register_address: 4,
+          data_format: 'uint32',
+          byte_order: 'CDAB',
+          decimals: 2,
+          capture_formula: 'x*0.01',
+        },
+        {
+          name: '门磁',
+          tag: 'door_open',
+          register_type: 'discrete_input',
+          register_address: 1,
+          data_format: 'bool',
+          report_method: 'change',
+        },
+        {
+          name: '设定值',
+          tag: 'setpoint',
+          register_type: 'holding',
+          register_address: 11,
+          data_format: 'uint16',
+          access: 'rw',
+        },
+        {
+          name: '继电器',
+          tag: 'relay',
+          register_type: 'coil',
+          register_address: 1,
+          data_format: 'bool',
+          access: 'rw',
+        },
+      ])
+        await api(
+          base,
+          'POST',
+          `/api/data-templates/${tpl.id}/slaves/${slave.id}/variables`,
+          { sampling_cycle_s: 5, ...v },
+          token,
+        );
+      await api(
+        base,
+        'PUT',
+        `/api/products/${MODBUS_PRODUCT.product_key}/data-template`,
+        { template_id: tpl.id },
+        token,
+      );
+      say(
+        `created product ${MODBUS_PRODUCT.name} (${MODBUS_PRODUCT.product_key}) with a platform-polled template`,
+      );
+    }
+    devsimModbus = run(
+      'devsim-modbus',
+      [
+        join(root, 'node_modules/tsx/dist/cli.mjs'),
+        join(root, 'apps/devsim/src/cli.ts'),
+        ...['--api', base, '--password', PASSWORD, '--product', MODBUS_PRODUCT.product_key, '--create', '2'],
+        ...['--prefix', 'METER', '--url', `mqtt://127.0.0.1:${MQTT_PORT}`, '--rate', '0', '--modbus'],
+        ...['--status-every', '60'],
+      ],
+      {},
+    );
+    say(
+      'Modbus: METER000001 and METER000002 are polled by the platform (device page, Modbus variables card)',
+    );
+  } catch (err) {
+    say(`could not set up the Modbus demo: ${err.message}`);
   }
 })();
 
