@@ -111,6 +111,12 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   'POST /api/scenes/from-model': { payload: { model_id: 999999, name: 'S', bindings: {} } },
   'POST /api/scenes/{id}/widgets/{widgetId}/write': { payload: { value: 1 } },
   'POST /api/scenes/{id}/shares': { payload: { to: 'nobody' } },
+  'POST /api/scenes/{id}/images': {
+    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    payload:
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="b.png"\r\n` +
+      `Content-Type: image/png\r\n\r\nnot a png\r\n--${BOUNDARY}--\r\n`,
+  },
   'POST /api/scripts': { payload: { name: 'S', source: 'function decode() {}' } },
   'POST /api/scripts/test-run': { payload: { source: 'function decode() { return {}; }' } },
   'PUT /api/scripts/{id}': { payload: { name: 'S' } },

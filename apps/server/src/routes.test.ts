@@ -869,6 +869,20 @@ const ROUTES: RouteCase[] = [
     bad: { payload: { to: '' } },
   },
   {
+    method: 'POST',
+    path: '/api/scenes/{id}/images',
+    url: '/api/scenes/1/images',
+    auth: 'user',
+    bad: { url: '/api/scenes/-1/images' },
+  },
+  {
+    method: 'GET',
+    path: '/api/scenes/{id}/images/{fileId}',
+    url: '/api/scenes/1/images/abc',
+    auth: 'user',
+    bad: { url: '/api/scenes/1/images/a%20b' },
+  },
+  {
     method: 'DELETE',
     path: '/api/scenes/{id}/shares/{uid}',
     url: '/api/scenes/1/shares/2',

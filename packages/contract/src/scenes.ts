@@ -597,4 +597,10 @@ export const sceneShareItem = z.object({
 export type SceneShareItem = z.infer<typeof sceneShareItem>;
 export const sceneShareParams = sceneIdParams.extend({ uid: id });
 
-export const sceneImageResult = z.object({ file: text() });
+/** Images of a scene (background, image widgets): PNG, JPEG, GIF or WebP by their bytes (never SVG). */
+export const SCENE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export const SCENE_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export const SCENE_IMAGES_MAX = 50;
+/** POST /api/scenes/:id/images answers the file id to put in `canvas.background` or an image widget's `file`. */
+export const sceneImageResult = z.object({ file: text(), content_type: text(), size: z.number().int() });
+export type SceneImageResult = z.infer<typeof sceneImageResult>;

@@ -1,8 +1,12 @@
+import { createReadStream } from 'node:fs';
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errorBody } from '@cellhub/contract/common';
 import {
   modelFile,
+  SCENE_IMAGE_MAX_BYTES,
   SCENE_WIDGETS_MAX,
   sceneBody,
   sceneCopyBody,
@@ -10,6 +14,8 @@ import {
   sceneFile,
   sceneFromModelBody,
   sceneIdParams,
+  sceneImageParams,
+  sceneImageResult,
   sceneItem,
   sceneListQuery,
   sceneModelBody,
@@ -26,6 +32,7 @@ import {
   widgetParams,
 } from '@cellhub/contract/scenes';
 import { AppError } from '../../lib/app-error';
+import { receiveUpload } from '../../lib/multipart-upload';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
 import {
@@ -40,6 +47,7 @@ import {
   exportScene,
   getModel,
   getScene,
+  imageTooLarge,
   importModel,
   importScene,
   listModels,
@@ -47,9 +55,11 @@ import {
   listSceneShares,
   removeSceneShare,
   sceneFromModel,
+  sceneImage,
   sceneValues as readSceneValues,
   updateModel,
   updateScene,
+  uploadSceneImage,
   writeWidget,
 } from './scenes.service';
 
@@ -78,6 +88,10 @@ const importBody = z.object({ file: z.unknown() });
 export async function scenesRoutes(app: FastifyInstance): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['scenes'];
+  // Only the image upload reads multipart bodies; one byte over the limit ends the part (50001).
+  await app.register(multipart, {
+    limits: { fileSize: SCENE_IMAGE_MAX_BYTES + 1, files: 1, fields: 2, parts: 3 },
+  });
 
   // --- models -----------------------------------------------------------------------------------------------------
 
@@ -425,5 +439,61 @@ export async function scenesRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => ok(await removeSceneShare(app.deps, actorOf(req), req.params.id, req.params.uid)),
+  );
+
+  r.post(
+    '/api/scenes/:id/images',
+    {
+      config: USER,
+      schema: {
+        tags,
+        summary:
+          'Upload an image to the scene (owner or admin; multipart/form-data, one `file` part): PNG, JPEG, GIF or ' +
+          `WebP by its bytes (415/50002 otherwise, SVG included), at most ${SCENE_IMAGE_MAX_BYTES} bytes (413/50001), ` +
+          '50 per scene; answers the file id for `canvas.background` or an image widget',
+        consumes: ['multipart/form-data'],
+        params: sceneIdParams,
+        response: {
+          ...responses(sceneImageResult, ...SIGNED_IN, 413),
+          415: errorBody.describe('file type (50002)'),
+        },
+      },
+    },
+    async (req) =>
+      ok(
+        await receiveUpload(
+          req,
+          { maxBytes: SCENE_IMAGE_MAX_BYTES, tooLarge: imageTooLarge, fields: z.object({}) },
+          (_f, file) => uploadSceneImage(app.deps, actorOf(req), req.params.id, file.stream),
+        ),
+      ),
+  );
+
+  r.get(
+    '/api/scenes/:id/images/:fileId',
+    {
+      config: USER,
+      schema: {
+        tags,
+        summary: 'An image of a scene the caller may read (its stored type; 10107 for an unknown id)',
+        params: sceneImageParams,
+        produces: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+        response: {
+          200: z.any().describe('the image'),
+          400: errorBody.describe('10107 unknown scene or image'),
+          403: errorBody.describe('not signed in (10102)'),
+          429: errorBody.describe('too many requests (10104)'),
+        },
+      },
+    },
+    async (req, reply) => {
+      const img = await sceneImage(app.deps, actorOf(req), req.params.id, req.params.fileId);
+      return reply
+        .type(img.contentType)
+        .header('content-length', String(img.size))
+        .header('cache-control', 'private, max-age=86400')
+        .header('x-content-type-options', 'nosniff')
+        .send(createReadStream(img.path));
+    },
   );
 }

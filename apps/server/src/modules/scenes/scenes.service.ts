@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { and, asc, count, desc, eq, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
 import {
   type ModelDocument,
@@ -28,6 +29,9 @@ import {
   sceneBindings,
   emptySceneDocument,
   isControlKind,
+  SCENE_IMAGE_MAX_BYTES,
+  SCENE_IMAGES_MAX,
+  type SceneImageResult,
   SCENE_VALUE_PLACEHOLDER,
 } from '@cellhub/contract/scenes';
 import type { z } from 'zod';
@@ -43,6 +47,7 @@ import {
   type SceneRight,
 } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
+import { filesDir, removeStoredFiles, startsWith, storedFilePath, storeStream } from '../../lib/file-store';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { sendCommand } from '../commands/commands.service';
@@ -58,6 +63,7 @@ import { users } from '../users/users.table';
 import {
   type SceneModelRow,
   sceneDevices,
+  sceneImages,
   sceneModels,
   type SceneRow,
   scenes,
@@ -572,8 +578,12 @@ export async function updateScene(
 }
 
 export async function deleteScene(deps: Deps, actor: Actor, id: number): Promise<null> {
-  await deps.db.transaction(async (tx) => {
+  const files = await deps.db.transaction(async (tx) => {
     const s = await sceneFor(tx, actor, id, 'owner', true);
+    const images = await tx
+      .select({ fileId: sceneImages.fileId })
+      .from(sceneImages)
+      .where(eq(sceneImages.sceneId, s.id));
     await tx.delete(scenes).where(eq(scenes.id, s.id));
     await writeAudit(tx, {
       uid: actor.uid,
@@ -582,7 +592,10 @@ export async function deleteScene(deps: Deps, actor: Actor, id: number): Promise
       ip: actor.ip,
       detail: { name: s.name },
     });
+    return images.map((i) => i.fileId);
   });
+  // The files go once the rows are gone; a failure is logged, never the request's.
+  await removeStoredFiles(deps, sceneImageDir(deps), files);
   return null;
 }
 
@@ -664,6 +677,86 @@ export async function sceneFromModel(deps: Deps, actor: Actor, input: FromModelI
     document: { ...m.document, canvas: withoutBackground(m.document.canvas), widgets },
     modelId: m.id,
   });
+}
+
+// --- images -----------------------------------------------------------------------------------------------------
+
+export const sceneImageDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, 'scenes');
+
+const IMAGE_SIGNATURES: [string, (b: Buffer) => boolean][] = [
+  ['image/png', (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+  ['image/jpeg', (b) => startsWith(b, [0xff, 0xd8, 0xff])],
+  [
+    'image/gif',
+    (b) =>
+      b.subarray(0, 6).toString('latin1') === 'GIF87a' || b.subarray(0, 6).toString('latin1') === 'GIF89a',
+  ],
+  [
+    'image/webp',
+    (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  ],
+];
+const imageTypeOf = (head: Buffer): string | undefined => IMAGE_SIGNATURES.find(([, is]) => is(head))?.[0];
+
+export const imageTooLarge = (): AppError =>
+  new AppError(50001, 413, `The image exceeds ${SCENE_IMAGE_MAX_BYTES} bytes`, [
+    { field: 'file', message: 'too large' },
+  ]);
+
+/**
+ * Stores an image for the scene (owner or admin): PNG, JPEG, GIF or WebP by its bytes (SVG and anything else 50002),
+ * at most SCENE_IMAGE_MAX_BYTES (50001), at most SCENE_IMAGES_MAX per scene (10113).
+ */
+export async function uploadSceneImage(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  source: Readable,
+): Promise<SceneImageResult> {
+  const s = await sceneFor(deps.db, actor, id, 'owner');
+  const [n] = await deps.db.select({ n: count() }).from(sceneImages).where(eq(sceneImages.sceneId, s.id));
+  const refused =
+    (n?.n ?? 0) >= SCENE_IMAGES_MAX
+      ? new AppError(10113, 400, undefined, [
+          { field: 'file', message: `at most ${SCENE_IMAGES_MAX} images` },
+        ])
+      : undefined;
+  let type = '';
+  const stored = await storeStream(source, {
+    dir: sceneImageDir(deps),
+    maxBytes: SCENE_IMAGE_MAX_BYTES,
+    tooLarge: imageTooLarge,
+    sniff: (head) => {
+      type = imageTypeOf(head) ?? '';
+      return type ? undefined : 'not a PNG, JPEG, GIF or WebP image';
+    },
+    refused,
+    drainOnFailure: true,
+  });
+  await deps.db
+    .insert(sceneImages)
+    .values({ fileId: stored.fileId, sceneId: s.id, contentType: type, size: stored.size });
+  return { file: stored.fileId, content_type: type, size: stored.size };
+}
+
+/** An image of a scene the caller may read: its path and type; 10107 for another scene's or a missing one. */
+export async function sceneImage(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  fileId: string,
+): Promise<{ path: string; contentType: string; size: number }> {
+  const s = await sceneFor(deps.db, actor, id, 'view');
+  const [row] = await deps.db
+    .select()
+    .from(sceneImages)
+    .where(and(eq(sceneImages.sceneId, s.id), eq(sceneImages.fileId, fileId)));
+  if (!row) throw new AppError(NOT_FOUND);
+  return {
+    path: storedFilePath(sceneImageDir(deps), row.fileId),
+    contentType: row.contentType,
+    size: row.size,
+  };
 }
 
 // --- shares -----------------------------------------------------------------------------------------------------

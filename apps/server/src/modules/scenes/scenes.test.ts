@@ -1,5 +1,6 @@
 // Scenes against the real server: CRUD, model -> scene binding, files, rights, live values over the WebSocket, a
 // Modbus write through devsim's slave behind a transparent DTU, and an alert on a scene variable.
+import { existsSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,8 @@ import {
   deviceDataTemplates,
 } from '../data-templates/data-templates.table';
 import { devices } from '../devices/devices.table';
+import { sceneImageDir } from './scenes.service';
+import { storedFilePath } from '../../lib/file-store';
 
 type User = { uid: number; token: string; username: string };
 let t: TestApp;
@@ -564,5 +567,68 @@ describe('alerts on a scene variable', () => {
     await ingest(t, dev!, { temp: 20 });
     rows = await historyOf(t, owner.token, tr.id);
     expect(rows.map((r) => [r.status, r.raised_value, r.recovered_value])).toEqual([['recovered', 42, 20]]);
+  });
+});
+
+describe('scene images', () => {
+  const BOUNDARY = 'scene-image-boundary';
+  const upload = (id: number, token: string, bytes: Buffer, name = 'bg.png') =>
+    t.inject({
+      method: 'POST',
+      url: `/api/scenes/${id}/images`,
+      token,
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      payload: Buffer.concat([
+        Buffer.from(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
+            'Content-Type: application/octet-stream\r\n\r\n',
+        ),
+        bytes,
+        Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+      ]),
+    });
+  const PNG = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    Buffer.alloc(600, 7),
+  ]);
+
+  it('stores PNG for the owner, serves it to readers of the scene, refuses SVG, and goes with the scene', async () => {
+    const s = await makeScene(owner.token, sceneDoc(d1.sn, d2.sn), 'With image');
+    await call('POST', `/api/scenes/${s.id}/shares`, owner.token, { to: viewer.username });
+    let res = await upload(s.id, owner.token, PNG);
+    expect(res.statusCode, res.body).toBe(200);
+    const img = data<{ file: string; content_type: string; size: number }>(res);
+    expect(img).toMatchObject({ content_type: 'image/png', size: PNG.length });
+    res = await call('PUT', `/api/scenes/${s.id}`, owner.token, {
+      document: { ...s.document, canvas: { ...s.document.canvas, background: img.file } },
+    });
+    expect(data<SceneDetail>(res).document.canvas.background).toBe(img.file);
+    for (const token of [owner.token, viewer.token]) {
+      res = await call('GET', `/api/scenes/${s.id}/images/${img.file}`, token);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('image/png');
+      expect(res.rawPayload.equals(PNG)).toBe(true);
+    }
+    expect(errorOf(await call('GET', `/api/scenes/${s.id}/images/${img.file}`, stranger.token)).code).toBe(
+      10107,
+    );
+    expect(errorOf(await upload(s.id, viewer.token, PNG)).code).toBe(10108);
+    res = await upload(
+      s.id,
+      owner.token,
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'),
+      'x.svg',
+    );
+    expect(res.statusCode).toBe(415);
+    expect(errorOf(res).code).toBe(50002);
+    // Another scene cannot serve it.
+    const other2 = await makeScene(owner.token, sceneDoc(d1.sn, d2.sn), 'Other');
+    expect(errorOf(await call('GET', `/api/scenes/${other2.id}/images/${img.file}`, owner.token)).code).toBe(
+      10107,
+    );
+    const file = storedFilePath(sceneImageDir(t.app.deps), img.file);
+    expect(existsSync(file)).toBe(true);
+    expect((await call('DELETE', `/api/scenes/${s.id}`, owner.token)).statusCode).toBe(200);
+    expect(existsSync(file)).toBe(false);
   });
 });
