@@ -8,6 +8,10 @@
 // The server writes its poller totals to MODBUS_STATS_FILE every second (modbus-polling.plugin.ts).
 // Options: --devices 500 --variables 20 --seconds 60 --warmup 15 --workers 2 --pg postgres://… --no-build
 import { fork } from 'node:child_process';
+import { createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Aedes } from 'aedes';
+import mqtt from 'mqtt';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +26,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '15' },
     workers: { type: 'string', default: '2' },
     pg: { type: 'string' },
+    floor: { type: 'boolean', default: true },
     'no-build': { type: 'boolean', default: false },
   },
 });
@@ -90,6 +95,96 @@ function startFleet(file, url) {
   return { child, ready };
 }
 
+/** Modbus RTU CRC16 (polynomial 0xA001), low byte first. */
+function crc16(bytes) {
+  let crc = 0xffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let i = 0; i < 8; i++) crc = crc & 1 ? (crc >> 1) ^ 0xa001 : crc >> 1;
+  }
+  return [crc & 0xff, crc >> 8];
+}
+
+/**
+ * The machine's floor for the same traffic: the same devsim fleets against a bare Aedes (no auth, no database) and
+ * a bare poller (one MQTT client) that sends each DTU the same read (function 3, VARS registers) once a second, one
+ * in flight, and counts the answers. No decoding, no storing: what MQTT round trips alone allow on this machine now.
+ */
+async function measureFloor(identities) {
+  const broker = await Aedes.createBroker();
+  const tcp = createServer(broker.handle);
+  await new Promise((r) => tcp.listen(0, '127.0.0.1', r));
+  const url = `mqtt://127.0.0.1:${tcp.address().port}`;
+  const body = [1, 3, 0, 0, 0, VARS];
+  const frame = Buffer.from([...body, ...crc16(body)]);
+  const poller = await mqtt.connectAsync(url, { clientId: `bench-floor-${process.pid}`, reconnectPeriod: 0 });
+  const state = new Map(identities.map((id) => [id.sn, { id, inFlight: 0, due: 0 }]));
+  let answered = 0;
+  let timeouts = 0;
+  let sent = 0;
+  const lat = [];
+  poller.on('message', (topic) => {
+    const st = state.get(topic.split('/')[2]);
+    if (!st || !st.inFlight) return;
+    answered++;
+    lat.push(performance.now() - st.due);
+    st.inFlight = 0;
+  });
+  await poller.subscribeAsync('dev/+/+/up/raw', { qos: 1 });
+  const floorFleets = [];
+  const per = Math.ceil(identities.length / WORKERS);
+  for (let w = 0; w < WORKERS; w++) {
+    const part = identities.slice(w * per, (w + 1) * per);
+    if (part.length === 0) continue;
+    const file = join(dataDir, `floor-${w}.json`);
+    writeFileSync(file, JSON.stringify(part));
+    floorFleets.push(startFleet(file, url));
+  }
+  await Promise.all(floorFleets.map((f) => f.ready));
+  let counting = false;
+  const start = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    for (const st of state.values()) {
+      if (st.inFlight && now - st.inFlight > 2000) {
+        st.inFlight = 0;
+        if (counting) timeouts++;
+      }
+      if (st.inFlight || now < st.due + 1000) continue;
+      st.due = st.due === 0 ? start : Math.max(st.due + 1000, now - 1000);
+      st.inFlight = now;
+      if (counting) sent++;
+      poller.publish(`dev/${st.id.product_key}/${st.id.sn}/down/raw`, frame, { qos: 1 });
+    }
+  }, 20);
+  await sleep(WARMUP * 1000);
+  answered = 0;
+  lat.length = 0;
+  counting = true;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await sleep(SECONDS * 1000);
+  const secs = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  const got = answered;
+  clearInterval(timer);
+  lat.sort((a, b) => a - b);
+  for (const f of floorFleets) f.child.send('stop');
+  await Promise.all(
+    floorFleets.map((f) => new Promise((r) => (f.child.exitCode !== null ? r() : f.child.once('exit', r)))),
+  );
+  await poller.endAsync(true);
+  await new Promise((r) => broker.close(r));
+  tcp.close();
+  return {
+    readsPerSec: (got * VARS) / secs,
+    requests: sent,
+    timeouts,
+    p99: lat[Math.floor(0.99 * (lat.length - 1))],
+    cpuPerRead: (cpu.user + cpu.system) / Math.max(1, got * VARS),
+  };
+}
+
 if (!values['no-build']) ensureServerBuilt();
 const dataDir = mkdtempSync(join(tmpdir(), 'cellhub-bench-modbus-'));
 const statsFile = join(dataDir, 'modbus-stats.json');
@@ -104,12 +199,14 @@ const server = await startServer({
   ...(values.pg ? { DATABASE_URL: values.pg } : {}),
 });
 const fleets = [];
+let identities = [];
+let cellhubPerSec = NaN;
 try {
   const api = new Api(server.base);
   await api.login();
   const run = Date.now().toString(36);
   const productKey = `mb-${run}`;
-  const identities = await api.createFleet({
+  identities = await api.createFleet({
     productKey,
     productName: `modbus bench ${run}`,
     count: N,
@@ -178,6 +275,7 @@ try {
   const expected = N * VARS * secs;
   const [p50, p99] = histPercentiles(s0.latencyMs, s1.latencyMs, [0.5, 0.99]);
   const perSec = stored / secs;
+  cellhubPerSec = perSec;
   const cpuPerRead = ((c1 - c0) * 1000) / Math.max(1, stored);
   console.log('');
   console.log('| figure | value |');
@@ -212,4 +310,24 @@ try {
     ),
   );
   await server.stop();
+}
+
+if (values.floor && identities.length > 0) {
+  console.log('');
+  console.log(
+    `floor: the same fleets against a bare Aedes and a bare poller (${WARMUP} s warm-up, ${SECONDS} s)`,
+  );
+  const f = await measureFloor(identities);
+  console.log('| figure | value |');
+  console.log('| --- | ---: |');
+  console.log(`| reads answered per second | ${fmt(f.readsPerSec)} |`);
+  console.log(`| requests sent / timed out | ${fmt(f.requests)} / ${fmt(f.timeouts)} |`);
+  console.log(`| sent to answered p99 | ${fmt(f.p99)} ms |`);
+  console.log(`| bare poller CPU per read | ${fmt(f.cpuPerRead, 1)} µs (broker in the same process) |`);
+  console.log(
+    `| load average (1/5/15 min) | ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' / ')} |`,
+  );
+  console.log(`Cellhub / floor: ${fmt((100 * cellhubPerSec) / f.readsPerSec, 0)} %`);
 }
