@@ -217,6 +217,32 @@ try {
     );
     say(`created product ${PRODUCT.name} (${PRODUCT.product_key})`);
   }
+  // The demo product's thing model: its properties plus two events the devsim fleet reports (--event-every), so the
+  // device page's events card and chart marks have occurrences (docs/product-tooling.md).
+  try {
+    await api(
+      base,
+      'PUT',
+      `/api/thing-models/${PRODUCT.product_key}`,
+      {
+        properties: PROPERTIES,
+        events: [
+          {
+            key: 'overheat',
+            name: '过热',
+            name_us: 'Overheat',
+            level: 'warn',
+            output: [{ key: 'temp', name: '温度', datatype: 'float', unit: '°C' }],
+          },
+          { key: 'door_open', name: '柜门打开', name_us: 'Door opened', level: 'info', output: [] },
+        ],
+        services: [],
+      },
+      token,
+    );
+  } catch (err) {
+    console.error(`[demo] could not set the demo product's thing model: ${err.message}`);
+  }
   // A device the fleet never connects, holding a command queued for it (docs/api-conventions.md "Commands for
   // offline devices"): the console shows it pending, with its expiry and a Cancel action.
   await api(base, 'POST', '/api/devices', { product_key: PRODUCT.product_key, sn: [QUEUE_SN] }, token);
@@ -375,6 +401,9 @@ devsim = run(
     '30',
     '--info-every',
     '60',
+    // Thing model events (the demo product's model below defines them): one every ~10 s across the fleet.
+    '--event-every',
+    String(DEVICES * 10),
     '--status-every',
     '30',
   ],

@@ -57,6 +57,8 @@ Output:
                          frames on P/down/raw are answered on P/up/raw (platform polling, transparent mode)
   --raw-frames           send readings as 5-byte binary frames on P/up/raw (temperature, humidity, rssi; see
                          docs/scripts.md for the decoding script) instead of JSON property messages
+  --event-every S        mean seconds between two thing model events per device (P/up/event: overheat with the
+                         temperature, or door_open; the product's model must define them) (default 0 = none)
   --status-every S       status line interval (default 5)
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --help`;
@@ -97,6 +99,7 @@ const { values } = parseArgs({
     'ota-progress': { type: 'string', default: '0' },
     modbus: { type: 'boolean', default: false },
     'raw-frames': { type: 'boolean', default: false },
+    'event-every': { type: 'string', default: '0' },
     'status-every': { type: 'string', default: '5' },
     duration: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -189,6 +192,7 @@ const options = {
   fwVersion: values['fw-version'],
   modbus: values.modbus ? () => new ModbusBus([demoMeter()]) : undefined,
   rawFrames: values['raw-frames'],
+  eventEvery: num('event-every', 0),
   handlers: {
     ota: otaHandler(
       {

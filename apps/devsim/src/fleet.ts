@@ -49,6 +49,11 @@ export interface FleetOptions {
   fwVersion?: string;
   /** Readings go out as binary frames on `P/up/raw` (./raw-frame.ts) instead of JSON property messages. */
   rawFrames?: boolean;
+  /**
+   * Mean seconds between two thing model events of one device (`P/up/event`, 0 or absent: none): `overheat` with the
+   * current temperature, or `door_open`. The product's thing model must define them (scripts/demo.mjs does).
+   */
+  eventEvery?: number;
 }
 
 interface Member {
@@ -56,6 +61,7 @@ interface Member {
   telemetry: Telemetry;
   nextReport: number;
   nextInfo: number;
+  nextEvent: number;
   flaps: boolean;
   /** Planned outage: when it starts (online) or ends (offline). */
   nextFlap: number;
@@ -94,6 +100,7 @@ export class Fleet {
         telemetry,
         nextReport: 0,
         nextInfo: 0,
+        nextEvent: 0,
         flaps: i < flapping,
         nextFlap: 0,
         offline: false,
@@ -144,6 +151,7 @@ export class Fleet {
       // Spread the first reports over one period so a fleet does not publish in lock-step.
       m.nextReport = now + this.random() * (Number.isFinite(period) ? period : 0);
       m.nextInfo = now + this.opts.infoEvery * 1000 * (0.5 + this.random());
+      m.nextEvent = now + (this.opts.eventEvery ?? 0) * 1000 * 2 * this.random();
       m.nextFlap = now + this.opts.offlineEvery * 1000 * (0.5 + this.random());
     }
     this.timer = setInterval(() => this.tick(), 50);
@@ -199,6 +207,18 @@ export class Fleet {
       if (this.opts.infoEvery > 0 && now >= m.nextInfo) {
         m.nextInfo = now + this.opts.infoEvery * 1000;
         if (m.device.connected) void m.device.publish('info', m.telemetry.signal()).catch(() => undefined);
+      }
+      const eventEvery = this.opts.eventEvery ?? 0;
+      if (eventEvery > 0 && now >= m.nextEvent) {
+        m.nextEvent = now + eventEvery * 1000 * 2 * this.random();
+        if (m.device.connected) {
+          const temp = m.telemetry.sample(['temperature']).temperature;
+          const sent =
+            this.random() < 0.5 && typeof temp === 'number'
+              ? m.device.sendEvent('overheat', { temp })
+              : m.device.sendEvent('door_open');
+          void sent.catch(() => undefined);
+        }
       }
     }
   }

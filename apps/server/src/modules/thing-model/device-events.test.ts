@@ -1,6 +1,7 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceEventItem, ThingModel } from '@cellhub/contract/thing-model';
+import { VirtualDevice } from '../../../../devsim/src/device';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { connectDevice, createDevices, eventually, type TestDevice, up } from '../../test/gateway-test-kit';
 import { listenUrl, signedInSocket, type TestSocket } from '../../test/ws-test-client';
@@ -173,6 +174,27 @@ describe('P/up/event', () => {
     await publish(bareClient, bare, JSON.stringify({ event: 'boot' }));
     await dropsOf(bare.sn, 'invalid', 1);
     expect(data<unknown[]>(await get(`/api/devices/${bare.sn}/events`, owner.token))).toEqual([]);
+  });
+});
+
+describe('devsim', () => {
+  it('sends an event the model defines with VirtualDevice.sendEvent, stored once acknowledged', async () => {
+    const sim = new VirtualDevice(
+      { sn: dev.sn, product_key: dev.productKey, secret: dev.secret },
+      { url: `mqtt://127.0.0.1:${t.app.broker.port}`, configGet: false },
+    );
+    try {
+      await sim.connect();
+      await sim.sendEvent('overheat', { temp: 66.5, note: '模拟' });
+      const [latest] = await events(owner.token, '?per_page=1');
+      expect(latest).toMatchObject({
+        event: 'overheat',
+        params: { temp: 66.5, note: '模拟' },
+        level: 'error',
+      });
+    } finally {
+      await sim.close();
+    }
   });
 });
 
