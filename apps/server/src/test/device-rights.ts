@@ -412,6 +412,8 @@ export const NOT_DEVICE_RIGHTS: Record<string, string> = {
   'GET /api/shares/incoming': 'shares received by the caller, filtered by sn',
   'GET /api/alert/triggers': 'the caller\u2019s own alert rules, filtered by sn',
   'GET /api/alert/history': 'the caller\u2019s own alert history, filtered by sn',
+  'POST /api/scripts/test-run':
+    'sn is only a label in the sample context handed to the script; no device is read',
 };
 
 /** A route names a device: `{sn}` in its path, under /api/devices, or `sn`/`sns`/`targets` in body or query. */
