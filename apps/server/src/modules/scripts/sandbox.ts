@@ -5,7 +5,6 @@ import {
   type QuickJSHandle,
   type QuickJSRuntime,
   type QuickJSWASMModule,
-  shouldInterruptAfterDeadline,
 } from 'quickjs-emscripten-core';
 
 /**
@@ -98,7 +97,9 @@ const PRELUDE = `(function () {
     var out = fn(args[0], args[1]);
     if (dropped > 0) lines[lines.length] = '… ' + dropped + ' more line(s) dropped';
     var text = stringify(out === undefined ? null : out);
-    return stringify({ out: text === undefined ? 'null' : text, logs: lines });
+    // The log lines' JSON, a newline, the result's JSON: one stringify of the result and none of it twice (the
+    // JSON of the lines never holds a raw newline).
+    return stringify(lines) + '\\n' + (text === undefined ? 'null' : text);
   }
   function logsOfFailure() {
     if (dropped > 0) lines[lines.length] = '… ' + dropped + ' more line(s) dropped';
@@ -177,6 +178,9 @@ function errorOf(ctx: QuickJSContext, handle: QuickJSHandle, phase: 'compile' | 
 export class ScriptSandbox {
   private vm: Vm | undefined;
   private disposed = false;
+  /** Deadline of what runs now (Date.now() ms): one interrupt handler per runtime reads it, set anew per call. */
+  private deadline = 0;
+  private readonly interrupt = () => Date.now() > this.deadline;
   /** Runtimes built so far (1 unless one was rebuilt). */
   builds = 0;
 
@@ -205,14 +209,15 @@ export class ScriptSandbox {
         String(limits.logLineChars),
       );
       // The prelude is ours and short; the first evaluation in a process can take a while (the WASM warms up).
-      rt.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + BUILD_MS));
+      this.deadline = Date.now() + BUILD_MS;
+      rt.setInterruptHandler(this.interrupt);
       const p = ctx.evalCode(prelude, PRELUDE_FILE, { type: 'global', strict: true });
       if (p.error) throw errorOf(ctx, p.error, 'compile');
       const run = ctx.getProp(p.value, 0);
       const failureLogs = ctx.getProp(p.value, 1);
       p.value.dispose();
       // The script's top level (its function definitions, tables it builds) gets what a call gets, at least 100 ms.
-      rt.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + Math.max(limits.timeMs, 100)));
+      this.deadline = Date.now() + Math.max(limits.timeMs, 100);
       const r = ctx.evalCode(this.source, SCRIPT_FILE, { type: 'global' });
       if (r.error) {
         run.dispose();
@@ -255,8 +260,8 @@ export class ScriptSandbox {
       const e = err instanceof ScriptError ? err : new ScriptError('runtime', String(err));
       throw new ScriptCallError(e, [], performance.now() - started);
     }
-    const { rt, ctx, run } = vm;
-    rt.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + this.limits.timeMs));
+    const { ctx, run } = vm;
+    this.deadline = Date.now() + this.limits.timeMs;
     const fnName = ctx.newString(name);
     const input = ctx.newString(JSON.stringify(args));
     let result;
@@ -281,14 +286,17 @@ export class ScriptSandbox {
     const ms = performance.now() - started;
     if (text.length > OUTPUT_CHARS_MAX)
       throw new ScriptCallError(new ScriptError('output', 'the result is too large'), [], ms);
-    const parsed = JSON.parse(text) as { out: string; logs: unknown };
-    const logs = Array.isArray(parsed.logs) ? parsed.logs.map(String) : [];
-    return { value: JSON.parse(parsed.out) as unknown, logs, ms };
+    const cut = text.indexOf('\n');
+    const logsText = cut < 0 ? '[]' : text.slice(0, cut);
+    // No log lines (the usual case) needs no parse.
+    const lines = logsText === '[]' ? [] : (JSON.parse(logsText) as unknown);
+    const logs = Array.isArray(lines) ? lines.map(String) : [];
+    return { value: JSON.parse(text.slice(cut + 1)) as unknown, logs, ms };
   }
 
   private logsAfterFailure(vm: Vm): string[] {
-    const { ctx, rt } = vm;
-    rt.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + this.limits.timeMs));
+    const { ctx } = vm;
+    this.deadline = Date.now() + this.limits.timeMs;
     const r = ctx.callFunction(vm.failureLogs, ctx.undefined);
     if (r.error) {
       r.error.dispose();

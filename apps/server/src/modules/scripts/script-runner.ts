@@ -64,7 +64,10 @@ export type DecodeResult =
 export class ScriptRunner {
   readonly options: ScriptRunnerOptions;
   private readonly lookups = new Map<string, Lookup>();
-  private readonly boxes = new Map<number, { version: number; box: Promise<ScriptSandbox> }>();
+  private readonly boxes = new Map<
+    number,
+    { version: number; box: Promise<ScriptSandbox>; ready?: ScriptSandbox }
+  >();
   private readonly counters = new Map<number, Counter>();
   /**
    * Failures in a row per script as this instance knows them: from the stored count when first seen, then counted
@@ -121,14 +124,21 @@ export class ScriptRunner {
     else this.lookups.clear();
   }
 
-  private sandbox(script: Active): Promise<ScriptSandbox> {
+  /** The script version's sandbox: synchronous once built (the hot path of ingest awaits nothing then). */
+  private sandbox(script: Active): ScriptSandbox | Promise<ScriptSandbox> {
     const hit = this.boxes.get(script.id);
-    if (hit && hit.version === script.version) return hit.box;
+    if (hit && hit.version === script.version) return hit.ready ?? hit.box;
     if (hit) void hit.box.then((b) => b.dispose()).catch(() => undefined);
-    const box = ScriptSandbox.create(script.source, this.options.limits);
-    this.boxes.set(script.id, { version: script.version, box });
-    box.catch(() => undefined);
-    return box;
+    const entry: { version: number; box: Promise<ScriptSandbox>; ready?: ScriptSandbox } = {
+      version: script.version,
+      box: ScriptSandbox.create(script.source, this.options.limits).then((b) => {
+        entry.ready = b;
+        return b;
+      }),
+    };
+    this.boxes.set(script.id, entry);
+    entry.box.catch(() => undefined);
+    return entry.box;
   }
 
   /** Whether the device's product has an enabled script (resolves from the cache when it can). */
@@ -141,24 +151,48 @@ export class ScriptRunner {
    * Decodes a raw uplink through the product's enabled script. Null when there is none; otherwise the outcome, the
    * failure counted already.
    */
-  async decode(device: DeviceRef, payload: Buffer): Promise<DecodeResult | null> {
-    let script: Active | null;
+  decode(device: DeviceRef, payload: Buffer): DecodeResult | null | Promise<DecodeResult | null> {
+    let found: Active | null | Promise<Active | null>;
     try {
-      const found = this.active(device.productKey);
-      script = found instanceof Promise ? await found : found;
+      found = this.active(device.productKey);
     } catch (err) {
       this.deps.log.warn({ err }, 'script lookup failed');
       return null;
     }
-    if (!script || !script.enabled) return null;
-    let box: ScriptSandbox;
-    try {
-      box = await this.sandbox(script);
-    } catch (err) {
-      const e = err instanceof ScriptError ? err : new ScriptError('runtime', String(err));
-      this.failed(script, device, e, 0);
-      return { ok: false, scriptId: script.id, error: e };
+    // Once the lookup and the sandbox are cached the call is synchronous: no promise per message.
+    if (found instanceof Promise) {
+      return found.then(
+        (script) => this.decodeWith(script, device, payload),
+        (err: unknown) => {
+          this.deps.log.warn({ err }, 'script lookup failed');
+          return null;
+        },
+      );
     }
+    return this.decodeWith(found, device, payload);
+  }
+
+  private decodeWith(
+    script: Active | null,
+    device: DeviceRef,
+    payload: Buffer,
+  ): DecodeResult | null | Promise<DecodeResult | null> {
+    if (!script || !script.enabled) return null;
+    const box = this.sandbox(script);
+    if (box instanceof Promise) {
+      return box.then(
+        (b) => this.run(script, b, device, payload),
+        (err: unknown) => {
+          const e = err instanceof ScriptError ? err : new ScriptError('runtime', String(err));
+          this.failed(script, device, e, 0);
+          return { ok: false as const, scriptId: script.id, error: e };
+        },
+      );
+    }
+    return this.run(script, box, device, payload);
+  }
+
+  private run(script: Active, box: ScriptSandbox, device: DeviceRef, payload: Buffer): DecodeResult {
     try {
       const decoded = runDecode(box, payload, {
         sn: device.sn,

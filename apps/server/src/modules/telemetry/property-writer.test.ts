@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDevices } from '../../test/gateway-test-kit';
 import { buildTestApp, type TestApp } from '../../test/app';
+import { MAX_RAW_BYTES } from '@cellhub/contract/protocol';
 import { PropertyWriter } from './property-writer';
 
 const rowsOf = <T>(res: unknown): T[] => (res as { rows: T[] }).rows;
@@ -209,5 +210,59 @@ describe('property writer', () => {
       ]),
     );
     await w.close();
+  });
+
+  it('writes the raw uplink of decoded values in the same statement, cut at MAX_RAW_BYTES', async () => {
+    const [a, b] = ids as [number, number];
+    const before = rowsOf<{ id: number }>(
+      await t.app.deps.db.execute(sql`select coalesce(max(id), 0)::int as id from raw_messages`),
+    )[0]!.id;
+    const ts = Date.now();
+    const big = Buffer.alloc(MAX_RAW_BYTES + 10, 7);
+    let statements = 0;
+    const execute = t.app.deps.db.execute.bind(t.app.deps.db);
+    const counting = Object.create(t.app.deps.db) as typeof t.app.deps.db;
+    counting.execute = ((q: Parameters<typeof execute>[0]) => {
+      statements++;
+      return execute(q);
+    }) as typeof execute;
+    const wc = new PropertyWriter(counting, {
+      maxBatchRows: 1000,
+      maxDelayMs: 5,
+      maxQueueRows: 10_000,
+      countsEveryMs: 60_000,
+    });
+    await Promise.all([
+      wc.write(a, [{ ts, params: { rawTemp: 21.5 } }], Buffer.from('00d7', 'hex')),
+      wc.write(b, [{ ts, params: { rawTemp: 3 } }], big),
+      wc.write(b, [{ ts: ts + 1, params: { rawTemp: 4 } }]),
+    ]);
+    // One statement for the three messages and both raw rows.
+    expect(statements).toBe(1);
+    const raw = rowsOf<{ device_id: number; data: string; size: number; truncated: boolean }>(
+      await t.app.deps.db.execute(
+        sql`select device_id, data, size, truncated from raw_messages where id > ${before} order by id`,
+      ),
+    );
+    expect(raw).toEqual([
+      { device_id: a, data: Buffer.from('00d7', 'hex').toString('base64'), size: 2, truncated: false },
+      {
+        device_id: b,
+        data: big.subarray(0, MAX_RAW_BYTES).toString('base64'),
+        size: MAX_RAW_BYTES + 10,
+        truncated: true,
+      },
+    ]);
+    const hist = rowsOf<{ device_id: number; num: number }>(
+      await t.app.deps.db.execute(
+        sql`select device_id, num from device_properties where key = 'rawTemp' order by device_id, ts`,
+      ),
+    );
+    expect(hist.map((r) => [r.device_id, r.num])).toEqual([
+      [a, 21.5],
+      [b, 3],
+      [b, 4],
+    ]);
+    await wc.close();
   });
 });

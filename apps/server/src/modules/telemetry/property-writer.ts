@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { MAX_RAW_BYTES } from '@cellhub/contract/protocol';
 import type { Db } from '../../db/client';
 import type { PropertyItem } from '../../realtime/domain-events';
 
@@ -36,6 +37,9 @@ export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
   maxInFlight: 1,
 };
 
+/** Raw bytes one statement carries at most (raw uplinks of decoded messages, see `tryAdd`). */
+const RAW_BYTES_PER_BATCH = 4 * 1024 * 1024;
+
 interface DeviceSlot {
   messages: number;
   /** Row index of the newest value per key in this batch: an upsert may touch a row only once per statement. */
@@ -54,6 +58,16 @@ class Batch {
   readonly txts: (string | null)[] = [];
   readonly bools: (boolean | null)[] = [];
   readonly devices = new Map<number, DeviceSlot>();
+  /**
+   * Raw uplinks whose decoded values are in this batch (`P/up/raw` through a product script): written by the same
+   * statement, so the raw row and its values commit together in one round trip.
+   */
+  readonly rawIds: number[] = [];
+  /** Base64: A-Z a-z 0-9 + / =, nothing an array literal would have to escape. */
+  readonly rawData: string[] = [];
+  readonly rawSizes: number[] = [];
+  readonly rawTruncated: boolean[] = [];
+  rawBytes = 0;
   messages = 0;
   readonly committed: Promise<void>;
   resolve!: () => void;
@@ -79,6 +93,15 @@ class Batch {
       this.devices.set(deviceId, s);
     }
     return s;
+  }
+
+  addRaw(deviceId: number, bytes: Uint8Array): void {
+    const kept = bytes.length > MAX_RAW_BYTES ? bytes.subarray(0, MAX_RAW_BYTES) : bytes;
+    this.rawIds.push(deviceId);
+    this.rawData.push(Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString('base64'));
+    this.rawSizes.push(bytes.length);
+    this.rawTruncated.push(bytes.length > MAX_RAW_BYTES);
+    this.rawBytes += kept.byteLength;
   }
 
   add(deviceId: number, items: readonly PropertyItem[]): void {
@@ -187,17 +210,23 @@ export class PropertyWriter {
    * Queues one device message and returns the promise of its commit, or undefined when the queue is full (wait
    * for `room()` and try again). Synchronous on purpose: the hot path of ingest awaits nothing but the commit.
    */
-  tryAdd(deviceId: number, items: readonly PropertyItem[]): Promise<void> | undefined {
+  tryAdd(deviceId: number, items: readonly PropertyItem[], raw?: Uint8Array): Promise<void> | undefined {
     if (this.closed) throw new Error('property writer closed');
     const n = countValues(items);
-    if (n === 0) return Promise.resolve();
+    if (n === 0 && !raw) return Promise.resolve();
     if (this.queuedRows > 0 && this.queuedRows + n > this.options.maxQueueRows) return undefined;
     let batch = this.open;
-    if (batch && batch.rows > 0 && batch.rows + n > this.options.maxBatchRows) {
+    if (
+      batch &&
+      (batch.rows > 0 || batch.rawIds.length > 0) &&
+      (batch.rows + n > this.options.maxBatchRows ||
+        (raw !== undefined && batch.rawBytes + raw.byteLength > RAW_BYTES_PER_BATCH))
+    ) {
       this.sealed.push(batch);
       batch = undefined;
     }
     if (!batch) batch = this.open = new Batch();
+    if (raw) batch.addRaw(deviceId, raw);
     batch.add(deviceId, items);
     this.queuedRows += n;
     this.schedule();
@@ -210,10 +239,14 @@ export class PropertyWriter {
     return new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
   }
 
-  /** Queues one device message, waiting for room when the queue is full; resolves once it is committed. */
-  async write(deviceId: number, items: readonly PropertyItem[]): Promise<void> {
+  /**
+   * Queues one device message, waiting for room when the queue is full; resolves once it is committed. With `raw`,
+   * the raw uplink the values were decoded from is stored by the same statement (raw_messages, cut at MAX_RAW_BYTES
+   * as the raw writer does).
+   */
+  async write(deviceId: number, items: readonly PropertyItem[], raw?: Uint8Array): Promise<void> {
     for (;;) {
-      const committed = this.tryAdd(deviceId, items);
+      const committed = this.tryAdd(deviceId, items, raw);
       if (committed) return committed;
       await this.room();
     }
@@ -391,10 +424,22 @@ export class PropertyWriter {
     }
     const sIds = counts ? [...counts.keys()].sort((x, y) => x - y) : [];
     const sCounts = sIds.map((id) => counts!.get(id)!);
+    // Raw uplinks of decoded messages ride along as one more CTE (only when there are any: plain batches keep
+    // the statement they had).
+    const raws =
+      b.rawIds.length === 0
+        ? sql``
+        : sql`raws as (
+        insert into raw_messages (device_id, direction, data, size, truncated)
+        select device_id, 'up', data, size, truncated
+        from unnest(${numbers(b.rawIds)}::text::int[], ${texts(b.rawData)}::text::text[],
+          ${numbers(b.rawSizes)}::text::int[], ${bools(b.rawTruncated)}::text::bool[])
+          as r(device_id, data, size, truncated)
+      ),`;
     // unnest() keeps the statement at a fixed number of parameters whatever the batch size (no 65535 ceiling);
     // timestamps travel as Unix ms, which to_timestamp turns back into the exact millisecond.
     await this.db.execute(sql`
-      with history as (
+      with ${raws} history as (
         insert into device_properties (device_id, key, ts, num, txt, bool)
         select device_id, key, to_timestamp(ms / 1000), num, txt, bool
         from unnest(${numbers(b.ids)}::text::int[], ${texts(b.keys)}::text::text[],

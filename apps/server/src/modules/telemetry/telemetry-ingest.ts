@@ -108,23 +108,41 @@ export class TelemetryIngest {
    * its `decode` turns the bytes into properties, stored like a property message. A script that fails, is slow or
    * returns what the product's rules refuse never stops this: the raw message is kept and the script's error counted.
    * Events a script returns are checked but not stored (no event storage yet; docs/scripts.md).
+   *
+   * The raw row of a message whose values are stored goes into the same statement as those values (the property
+   * writer's batch), so both commit together in one round trip; a raw message without stored values goes through
+   * the raw writer's group commits.
    */
   async raw(device: DeviceRef, payload: Buffer): Promise<void> {
     this.deps.events.emit({ type: 'raw.received', device, payload });
-    const kept = this.raws.add(device.id, payload);
-    // Awaited below, after the script ran; a failed write must not count as unhandled meanwhile.
-    kept.catch(() => undefined);
-    const result = await this.scripts.decode(device, payload);
+    const found = this.scripts.decode(device, payload);
+    const result = found instanceof Promise ? await found : found;
     const properties = result?.ok ? result.decoded.properties : undefined;
-    if (!result?.ok || !properties || Object.keys(properties).length === 0) return kept;
-    // The raw row and the decoded values are written side by side (each in its own group commit).
-    const stored = this.store(device, [{ ts: this.deps.now().getTime(), params: properties }]).catch(
-      (err: unknown) => {
-        if (!(err instanceof Rejection)) throw err;
-        this.scripts.refused(device.productKey, device, result.scriptId, err.reason);
-      },
-    );
-    await Promise.all([kept, stored]);
+    let items: PropertyItem[] | undefined;
+    if (result?.ok && properties) {
+      for (const _ in properties) {
+        items = [{ ts: this.deps.now().getTime(), params: properties }];
+        break;
+      }
+    }
+    if (!items) return this.raws.add(device.id, payload);
+    try {
+      const pending = this.propertyRules(device.productKey);
+      const rules = pending instanceof Map ? pending : await pending;
+      if (rules.size > 0) checkRules(rules, items);
+      checkText(items);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      this.scripts.refused(device.productKey, device, result!.scriptId, err.reason);
+      return this.raws.add(device.id, payload);
+    }
+    let committed = this.writer.tryAdd(device.id, items, payload);
+    while (!committed) {
+      await this.writer.room();
+      committed = this.writer.tryAdd(device.id, items, payload);
+    }
+    await committed;
+    this.deps.events.emit({ type: 'property.committed', device, items });
   }
 
   /** Writes what is queued. */
