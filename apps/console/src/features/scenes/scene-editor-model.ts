@@ -592,9 +592,9 @@ export function lampOn(value: unknown, op: string, operand: unknown): boolean {
   const b = typeof operand === 'boolean' ? Number(operand) : operand;
   switch (op) {
     case 'eq':
-      return a == b; // eslint-disable-line eqeqeq -- '1' and 1 are one reading
+      return a == b;
     case 'ne':
-      return a != b; // eslint-disable-line eqeqeq
+      return a != b;
     case 'gt':
       return Number(a) > Number(b);
     case 'ge':

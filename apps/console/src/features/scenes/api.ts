@@ -1,0 +1,172 @@
+import type {
+  ModelFile,
+  SceneBody,
+  SceneDetail,
+  SceneFile,
+  SceneFromModelBody,
+  SceneItem,
+  SceneModelBody,
+  SceneModelDetail,
+  SceneModelItem,
+  SceneModelUpdateBody,
+  SceneUpdateBody,
+  SceneValues,
+  SceneWriteResult,
+} from '@cellhub/contract/scenes';
+import type { DeviceItem } from '@cellhub/contract/devices';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { http } from '../../lib/request';
+
+export interface SceneListParams {
+  current: number;
+  per_page: number;
+  keyword?: string;
+}
+
+const SCENES = ['scenes'] as const;
+const MODELS = ['scene-models'] as const;
+
+/** Scenes and models share list/detail/copy/delete/export/import routes under their base path. */
+export type SceneArea = 'scene' | 'model';
+export const basePath = (area: SceneArea) => (area === 'scene' ? '/api/scenes' : '/api/scene-models');
+const keyOf = (area: SceneArea) => (area === 'scene' ? SCENES : MODELS);
+
+export function useSceneList(params: SceneListParams) {
+  return useQuery({
+    queryKey: [...SCENES, 'list', params],
+    queryFn: () => http.list<SceneItem>('/api/scenes', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useModelList(params: SceneListParams) {
+  return useQuery({
+    queryKey: [...MODELS, 'list', params],
+    queryFn: () => http.list<SceneModelItem>('/api/scene-models', { ...params }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useScene(id: number | undefined) {
+  return useQuery({
+    queryKey: [...SCENES, 'one', id],
+    queryFn: () => http.get<SceneDetail>(`/api/scenes/${id}`, { silent: true }),
+    enabled: id !== undefined,
+    retry: false,
+  });
+}
+
+export function useModel(id: number | undefined) {
+  return useQuery({
+    queryKey: [...MODELS, 'one', id],
+    queryFn: () => http.get<SceneModelDetail>(`/api/scene-models/${id}`, { silent: true }),
+    enabled: id !== undefined,
+    retry: false,
+  });
+}
+
+export function useCreateScene() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SceneBody) => http.post<SceneDetail>('/api/scenes', body, { silent: true }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: SCENES }),
+  });
+}
+
+export function useSceneFromModel() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SceneFromModelBody) =>
+      http.post<SceneDetail>('/api/scenes/from-model', body, { silent: true }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: SCENES }),
+  });
+}
+
+export function useCreateModel() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SceneModelBody) =>
+      http.post<SceneModelDetail>('/api/scene-models', body, { silent: true }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: MODELS }),
+  });
+}
+
+/** Saves a scene's or a model's name, remark, slots or document. */
+export function useUpdate(area: SceneArea, id: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SceneUpdateBody | SceneModelUpdateBody) =>
+      http.put<SceneDetail | SceneModelDetail>(`${basePath(area)}/${id}`, body, { silent: true }),
+    onSuccess: (data) => {
+      qc.setQueryData([...keyOf(area), 'one', id], data);
+      void qc.invalidateQueries({ queryKey: [...keyOf(area), 'list'] });
+    },
+  });
+}
+
+export function useCopy(area: SceneArea) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => http.post<{ id: number; name: string }>(`${basePath(area)}/${id}/copy`, {}),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keyOf(area) }),
+  });
+}
+
+export function useDelete(area: SceneArea) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => http.delete<null>(`${basePath(area)}/${id}`),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keyOf(area) }),
+  });
+}
+
+/** Downloads the export file as `<name>.scene.json`. */
+export async function exportFile(area: SceneArea, id: number, name: string): Promise<void> {
+  const file = await http.get<SceneFile | ModelFile>(`${basePath(area)}/${id}/export`);
+  const blob = new Blob([JSON.stringify(file, null, 2)], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `${name.replace(/[\\/:*?"<>|]+/g, '_') || 'scene'}.${area}.json`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function useImport(area: SceneArea) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (file: unknown) =>
+      http.post<{ id: number; name: string }>(`${basePath(area)}/import`, { file }, { silent: true }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: keyOf(area) }),
+  });
+}
+
+export const fetchSceneValues = (id: number) =>
+  http.get<SceneValues>(`/api/scenes/${id}/values`, { silent: true });
+
+export const writeWidget = (id: number, widgetId: string, value: number | boolean) =>
+  http.post<SceneWriteResult>(
+    `/api/scenes/${id}/widgets/${encodeURIComponent(widgetId)}/write`,
+    { value },
+    {
+      silent: true,
+    },
+  );
+
+/** The caller's devices for a select: keyword search, optionally of one product. */
+export function useDeviceOptions(keyword: string, productKey?: string | null) {
+  return useQuery({
+    queryKey: ['scene-device-options', keyword, productKey],
+    queryFn: () =>
+      http.list<DeviceItem>('/api/devices', {
+        current: 1,
+        per_page: 30,
+        keyword: keyword || undefined,
+        product_key: productKey ?? undefined,
+      }),
+    placeholderData: keepPreviousData,
+    staleTime: 5_000,
+  });
+}
