@@ -18,6 +18,8 @@ export const modbusPollingPlugin = fp(
   async (app: FastifyInstance, opts: Partial<PollerOptions>) => {
     const poller = new ModbusPoller(app.deps, app.gateway.telemetry.writer, opts);
     app.decorate('modbusPoller', poller);
+    // Answers to the poller's requests are taken before ingest stores raw messages (docs/modbus-polling.md).
+    const release = app.gateway.telemetry.consumeRaw((device, payload) => poller.received(device, payload));
     // MODBUS_STATS_FILE (benchmarks): the scheduler's totals are written there as JSON every second.
     const statsFile = process.env.MODBUS_STATS_FILE;
     const statsTimer = statsFile
@@ -32,6 +34,7 @@ export const modbusPollingPlugin = fp(
       : undefined;
     app.addHook('onClose', async () => {
       clearInterval(statsTimer);
+      release();
       await poller.close();
     });
   },

@@ -1,5 +1,5 @@
 // Platform polling against devsim's Modbus slaves behind a transparent DTU, through the real broker and gateway.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualDevice } from '../../../../devsim/src/device';
 import { ModbusBus } from '../../../../devsim/src/modbus';
@@ -13,6 +13,7 @@ import {
   deviceDataTemplates,
 } from '../data-templates/data-templates.table';
 import { devices } from '../devices/devices.table';
+import { rawMessages } from '../telemetry/telemetry.table';
 import { modbusVariableStatus } from './modbus-polling.table';
 
 let t: TestApp;
@@ -166,6 +167,35 @@ describe('platform polling through a transparent DTU', () => {
     expect(s.get('temp')).toMatchObject({ timeouts: 0, exceptions: 0, crc_errors: 0 });
     expect((s.get('temp')!.reads as number) >= 2).toBe(true);
     expect(s.get('setpoint')).toMatchObject({ reads: 0, access: 'w' });
+  });
+
+  it('keeps polled answers as values, not raw messages; unsolicited frames are still stored', async () => {
+    const d = devs[5]!;
+    const deviceId = await applyTemplate(d.sn, 1, [
+      { tag: 'level', registerType: 'holding', registerAddress: 1, dataFormat: 'uint16' },
+    ]);
+    const bus = new ModbusBus([{ address: 1 }]);
+    bus.slave(1)!.set('holding', 0, 42, 'uint16');
+    const sim = await dtu(d, bus);
+    await eventually(async () => ((await latest(d.sn)).level === 42 ? true : undefined));
+    await eventually(async () =>
+      (t.app.modbusPoller.pending(deviceId).get('level')?.reads ?? 0) >= 2 ? true : undefined,
+    );
+    const rawsUp = () =>
+      t.app.deps.db
+        .select({ data: rawMessages.data })
+        .from(rawMessages)
+        .where(and(eq(rawMessages.deviceId, deviceId), eq(rawMessages.direction, 'up')));
+    // Answers were consumed by the poller: none of them became a raw message.
+    expect(await rawsUp()).toEqual([]);
+    // Bytes sent while no request is in flight are the device's own: stored as a raw message. A frame that happens
+    // to land inside an exchange is taken as (part of) its answer, so it is sent again until one is stored.
+    const unsolicited = Buffer.from('hello modbus');
+    await eventually(async () => {
+      await sim.publishBytes('raw', unsolicited);
+      const rows = await rawsUp();
+      return rows.some((r) => r.data === unsolicited.toString('base64')) ? true : undefined;
+    });
   });
 
   it('counts timeouts, exceptions and CRC errors per variable and shows the last error', async () => {

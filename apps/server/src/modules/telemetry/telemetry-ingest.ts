@@ -64,6 +64,8 @@ export class TelemetryIngest {
   /** Raw uplinks, written in group commits. */
   readonly raws: RawWriter;
   private readonly rules = new Map<string, RulesEntry>();
+  /** Takers of raw uplinks that answer a request of theirs (the Modbus poller); see `consumeRaw`. */
+  private readonly rawConsumers: ((device: DeviceRef, payload: Uint8Array) => boolean)[] = [];
 
   constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'events' | 'now' | 'log'>) {
     this.writer = new PropertyWriter(deps.db, {
@@ -104,7 +106,20 @@ export class TelemetryIngest {
   }
 
   /**
-   * A `P/up/raw` message: stored as it came (hex in the raw message list). When the product has an enabled script,
+   * Registers a taker of raw uplinks: it is asked first for every `P/up/raw` message and returns true when the bytes
+   * answer a request of its own (a Modbus answer to the platform's poller). Such bytes become the taker's values and
+   * counters, not raw messages: no raw row, no script decode, no `raw.received` event. Returns the unregistration.
+   */
+  consumeRaw(taker: (device: DeviceRef, payload: Uint8Array) => boolean): () => void {
+    this.rawConsumers.push(taker);
+    return () => {
+      const i = this.rawConsumers.indexOf(taker);
+      if (i >= 0) this.rawConsumers.splice(i, 1);
+    };
+  }
+
+  /**
+   * A `P/up/raw` message not taken by a `consumeRaw` taker: stored as it came (hex in the raw message list). When the product has an enabled script,
    * its `decode` turns the bytes into properties, stored like a property message. A script that fails, is slow or
    * returns what the product's rules refuse never stops this: the raw message is kept and the script's error counted.
    * Events a script returns are checked but not stored (no event storage yet; docs/scripts.md).
@@ -114,6 +129,7 @@ export class TelemetryIngest {
    * the raw writer's group commits.
    */
   async raw(device: DeviceRef, payload: Buffer): Promise<void> {
+    for (const taker of this.rawConsumers) if (taker(device, payload)) return;
     this.deps.events.emit({ type: 'raw.received', device, payload });
     const found = this.scripts.decode(device, payload);
     const result = found instanceof Promise ? await found : found;
