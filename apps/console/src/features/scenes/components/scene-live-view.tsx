@@ -119,7 +119,7 @@ export function SceneLiveView(props: SceneLiveViewProps) {
     if (!el) return;
     const apply = () => {
       if (el.clientWidth)
-        setZoom(fitScale(doc.canvas, el.clientWidth, el.clientHeight, document.fullscreenElement ? 0 : 8));
+        setZoom(fitScale(doc.canvas, el.clientWidth, el.clientHeight, document.fullscreenElement ? 0 : 24));
     };
     apply();
     if (typeof ResizeObserver === 'undefined') return;
