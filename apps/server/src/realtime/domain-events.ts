@@ -21,8 +21,8 @@ export type DomainEvent =
   /** The device reported the configuration it runs (`P/up/config`), after it was stored. */
   | { type: 'config.reported'; device: DeviceRef; config: ConfigMessage }
   /**
-   * Bytes from the device's serial port arrived (`P/up/raw`), before they are stored: the Modbus polling engine
-   * (modules/modbus-polling) matches them with the request it has in flight on that DTU.
+   * Bytes from the device's serial port arrived (`P/up/raw`), before they are stored. Not raised for answers the
+   * Modbus poller took (TelemetryIngest.consumeRaw, docs/modbus-polling.md): those become values, not raw messages.
    */
   | { type: 'raw.received'; device: DeviceRef; payload: Uint8Array }
   /** The device answered a command (`P/up/cmd_reply`), after the command row was updated. */
