@@ -6,6 +6,7 @@
 // Options: --no-build (reuse apps/console/dist and apps/server/dist), --dist DIR (a console built elsewhere),
 // --seconds N (default 60).
 import { spawn, spawnSync } from 'node:child_process';
+/* global window, document, requestAnimationFrame, cancelAnimationFrame -- page.evaluate runs in the browser */
 import { existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
