@@ -1,6 +1,7 @@
 import { newStats, VirtualDevice, type BadKind, type DeviceIdentity, type DownlinkHandler } from './device';
 import type { ModbusBus } from './modbus';
 import { encodeRawFrame } from './raw-frame';
+import { DtuPolledValues } from './dtu-polled';
 import { deviceInfo, hashSeed, seededRandom, Telemetry, type PropertyKey } from './telemetry';
 
 /** Spaces out events to at most `perSecond`; a connect storm is what a real fleet does after a broker restart. */
@@ -96,6 +97,7 @@ export class Fleet {
     this.members = identities.map((identity, i) => {
       const telemetry = new Telemetry(hashSeed(identity.sn));
       const info = deviceInfo(identity.sn, opts.fwVersion);
+      const polled = new DtuPolledValues(identity.sn);
       const member: Member = {
         telemetry,
         nextReport: 0,
@@ -117,7 +119,11 @@ export class Fleet {
           commandDelayMs: opts.commandDelayMs,
           handlers: opts.handlers,
           modbus: opts.modbus?.(identity.sn),
-          properties: () => telemetry.sample(opts.properties),
+          // Plus the variables of a data template pushed in `dtu` mode, as a DTU polling its own slaves reports them.
+          properties: () => ({
+            ...telemetry.sample(opts.properties),
+            ...polled.sample(member.device.config.config),
+          }),
           info: () => ({ ...info, ...telemetry.signal() }),
           onClose: (_device, planned) => {
             if (!planned && this.running) this.scheduleReconnect(member);
