@@ -375,6 +375,66 @@ describe('applying', () => {
     expect(del2.statusCode, del2.body).toBe(200);
   });
 
+  it("stores what a DTU polling its own slaves reports: the template's tags beside the product's properties", async () => {
+    const [d] = await createDevices(t, owner.token, ['DT-POLL'], {
+      name: 'Defined DTU',
+      properties: [
+        {
+          key: 'rssi',
+          name: 'RSSI',
+          name_us: 'RSSI',
+          unit: 'dBm',
+          datatype: 'number',
+          charttype: 'line',
+          cycles: 5,
+        },
+      ],
+    });
+    const { tpl } = await complete(owner.token, 'Polled by the DTU');
+    const c = await connectDevice(`mqtt://127.0.0.1:${t.app.broker.port}`, d!);
+    clients.push(c);
+    const report = (params: Record<string, unknown>) =>
+      c.publishAsync(up(d!, 'property'), JSON.stringify({ params }), { qos: 1 });
+    const latest = async () =>
+      Object.fromEntries(
+        data<{ key: string; value: unknown }[]>(
+          await t.inject({ method: 'GET', url: `/api/devices/${d!.sn}/properties`, token: owner.token }),
+        ).map((p) => [p.key, p.value]),
+      );
+    // Before the template: a tag the product does not define is refused with the whole message.
+    await report({ rssi: -70, temp: 21.5 });
+    await report({ rssi: -71 });
+    await eventually(async () => ((await latest()).rssi === -71 ? true : undefined));
+    expect((await latest()).temp).toBeUndefined();
+    const applied = await t.inject({
+      method: 'POST',
+      url: `/api/data-templates/${tpl.id}/devices`,
+      token: owner.token,
+      payload: { sns: [d!.sn] },
+    });
+    expect(data<TemplateApplyResult[]>(applied)).toEqual([{ sn: d!.sn, ok: true }]);
+    // Applied: the variables are the device's properties (within the ingest's 10 s cache of a device's template).
+    await eventually(async () => {
+      await report({ rssi: -72, temp: 22.5, press: 101.3 });
+      const now = await latest();
+      return now.temp === 22.5 && now.press === 101.3 && now.rssi === -72 ? true : undefined;
+    }, 20_000);
+    // Still refused: a key neither defines, and a wrong type for a tag.
+    await report({ rssi: -73, bogus: 1 });
+    await report({ temp: 'hot' });
+    await report({ rssi: -74 });
+    await eventually(async () => ((await latest()).rssi === -74 ? true : undefined));
+    const now = await latest();
+    expect(now.bogus).toBeUndefined();
+    expect(now.temp).toBe(22.5);
+    const un = await t.inject({
+      method: 'DELETE',
+      url: `/api/devices/${d!.sn}/data-template`,
+      token: owner.token,
+    });
+    expect(un.statusCode, un.body).toBe(200);
+  });
+
   it('applies as a product default (owner or admin only)', async () => {
     const { tpl } = await complete(owner.token, 'Default');
     const put = (token: string) =>

@@ -4,6 +4,7 @@ import type { Deps } from '../../lib/deps';
 import { Rejection } from '../../lib/rejection';
 import type { PropertyItem } from '../../realtime/domain-events';
 import type { DeviceRef } from '../devices/device-ref';
+import { templateRulesOf } from '../data-templates/template-rules';
 import { propertyRulesOf } from '../products/products.service';
 import { ScriptRunner } from '../scripts/script-runner';
 import { fastPropertyUp } from './property-parse';
@@ -64,6 +65,8 @@ export class TelemetryIngest {
   /** Raw uplinks, written in group commits. */
   readonly raws: RawWriter;
   private readonly rules = new Map<string, RulesEntry>();
+  /** Each device's data-template rules, read only when a key is not the product's; cached for 10 s. */
+  private readonly templateRules = new Map<number, RulesEntry>();
   /** Takers of raw uplinks that answer a request of theirs (the Modbus poller); see `consumeRaw`. */
   private readonly rawConsumers: ((device: DeviceRef, payload: Uint8Array) => boolean)[] = [];
 
@@ -91,9 +94,7 @@ export class TelemetryIngest {
   }
 
   private async store(device: DeviceRef, items: PropertyItem[]): Promise<void> {
-    const pending = this.propertyRules(device.productKey);
-    const rules = pending instanceof Map ? pending : await pending;
-    if (rules.size > 0) checkRules(rules, items);
+    await this.checkDeviceRules(device, items);
     checkText(items);
     if (countValues(items) === 0) throw new Rejection('no property values', 10113);
     let committed = this.writer.tryAdd(device.id, items);
@@ -143,9 +144,7 @@ export class TelemetryIngest {
     }
     if (!items) return this.raws.add(device.id, payload);
     try {
-      const pending = this.propertyRules(device.productKey);
-      const rules = pending instanceof Map ? pending : await pending;
-      if (rules.size > 0) checkRules(rules, items);
+      await this.checkDeviceRules(device, items);
       checkText(items);
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
@@ -177,6 +176,40 @@ export class TelemetryIngest {
       msg = r.data;
     }
     return 'items' in msg ? msg.items : [{ ts: msg.ts ?? this.deps.now().getTime(), params: msg.params }];
+  }
+
+  /**
+   * The product's rules, and for a key the product does not define, the device's data template (its variables are
+   * the device's properties too: a DTU polling its own slaves reports them by tag). Throws the Rejection.
+   */
+  private async checkDeviceRules(device: DeviceRef, items: readonly PropertyItem[]): Promise<void> {
+    const pending = this.propertyRules(device.productKey);
+    const rules = pending instanceof Map ? pending : await pending;
+    if (rules.size === 0) return;
+    try {
+      checkRules(rules, items);
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      const extra = await this.deviceTemplateRules(device.id);
+      if (extra.size === 0) throw err;
+      checkRules(new Map([...extra, ...rules]), items);
+    }
+  }
+
+  private deviceTemplateRules(deviceId: number): Map<string, string> | Promise<Map<string, string>> {
+    const hit = this.templateRules.get(deviceId);
+    if (hit && Date.now() - hit.at < 10_000) return hit.value ?? hit.rules;
+    if (this.templateRules.size > 100_000) this.templateRules.clear();
+    const entry: RulesEntry = {
+      at: Date.now(),
+      rules: templateRulesOf(this.deps.db, deviceId).then((value) => {
+        entry.value = value;
+        return value;
+      }),
+    };
+    this.templateRules.set(deviceId, entry);
+    entry.rules.catch(() => this.templateRules.delete(deviceId));
+    return entry.rules;
   }
 
   /** Property datatypes of a product (empty: any key goes), cached for 30 s; synchronous once loaded. */
