@@ -7,6 +7,14 @@
 import { z } from 'zod';
 import { pageQuery } from './common';
 import { checkFormula } from './modbus/formula';
+import {
+  BYTE_ORDERS,
+  type ByteOrder,
+  DATA_FORMATS,
+  type DataFormat,
+  REGISTER_TYPES,
+  type RegisterType,
+} from './modbus/types';
 import { PROPERTY_KEY_RULE, SN_RULE } from './protocol';
 import { text } from './text';
 
@@ -17,22 +25,9 @@ export const COLLECT_MODES = ['dtu', 'platform'] as const;
 export type CollectMode = (typeof COLLECT_MODES)[number];
 export const SERIAL_PORTS = ['rs232', 'rs485'] as const;
 export type SerialPort = (typeof SERIAL_PORTS)[number];
-export const REGISTER_TYPES = ['coil', 'discrete_input', 'holding', 'input'] as const;
-export type RegisterType = (typeof REGISTER_TYPES)[number];
-export const DATA_FORMATS = [
-  'bool',
-  'int16',
-  'uint16',
-  'float16',
-  'int32',
-  'uint32',
-  'float32',
-  'double',
-] as const;
-export type DataFormat = (typeof DATA_FORMATS)[number];
-/** AB/BA for one register; the four-letter orders for 32-bit values (and for each half of a double). */
-export const BYTE_ORDERS = ['AB', 'BA', 'ABCD', 'CDAB', 'BADC', 'DCBA'] as const;
-export type ByteOrder = (typeof BYTE_ORDERS)[number];
+// The Modbus vocabulary (register types, data formats, byte orders) is the codec's: one list for both.
+export { BYTE_ORDERS, DATA_FORMATS, REGISTER_TYPES };
+export type { ByteOrder, DataFormat, RegisterType };
 /** r: read-only, w: write-only, rw: read-write. */
 export const VARIABLE_ACCESS = ['r', 'w', 'rw'] as const;
 export type VariableAccess = (typeof VARIABLE_ACCESS)[number];
