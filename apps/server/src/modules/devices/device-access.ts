@@ -21,17 +21,11 @@ export const liveShareRow = (): SQL =>
   or(isNull(deviceShares.expiresAt), gt(deviceShares.expiresAt, sql`now()`))!;
 
 /**
- * The device with serial `sn` when the actor has `need` on it: 10117 (as if it did not exist) when they may not see
- * it, 10108 when they see it but may not do this. The live share of the actor on the device (from its current
- * owner) is read in the same statement and passed to the layer as `shared`.
+ * Devices with the actor's live share on each (from its current owner) in one statement: `{ device, shared }`, where
+ * `shared` is null without a share. Add the `where`; the authorisation layer decides from the pair.
  */
-export async function accessibleDevice(
-  db: DbOrTx,
-  actor: Actor,
-  sn: string,
-  need: Exclude<DeviceRight, 'none'> = 'view',
-): Promise<DeviceRow & DeviceAccessRow> {
-  const [row] = await db
+export function withActorShare(db: DbOrTx, actor: Actor) {
+  return db
     .select({ device: devices, shared: deviceShares.right })
     .from(devices)
     .leftJoin(
@@ -42,8 +36,21 @@ export async function accessibleDevice(
         eq(deviceShares.ownerUid, devices.uid),
         liveShareRow(),
       ),
-    )
-    .where(eq(devices.sn, sn));
+    );
+}
+
+/**
+ * The device with serial `sn` when the actor has `need` on it: 10117 (as if it did not exist) when they may not see
+ * it, 10108 when they see it but may not do this. The live share of the actor on the device (from its current
+ * owner) is read in the same statement and passed to the layer as `shared`.
+ */
+export async function accessibleDevice(
+  db: DbOrTx,
+  actor: Actor,
+  sn: string,
+  need: Exclude<DeviceRight, 'none'> = 'view',
+): Promise<DeviceRow & DeviceAccessRow> {
+  const [row] = await withActorShare(db, actor).where(eq(devices.sn, sn));
   const device = row ? { ...row.device, ...(row.shared ? { shared: row.shared } : {}) } : undefined;
   return requireDeviceRight(actor, device, need);
 }

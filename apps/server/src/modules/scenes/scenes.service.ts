@@ -53,11 +53,10 @@ import { writeAudit } from '../audit/audit.service';
 import { sendCommand } from '../commands/commands.service';
 import { effectiveTemplates } from '../data-templates/data-templates.service';
 import { dataTemplateVariables } from '../data-templates/data-templates.table';
-import { accessibleDevice, liveShareRow } from '../devices/device-access';
+import { accessibleDevice, withActorShare } from '../devices/device-access';
 import { type DeviceRow, devices } from '../devices/devices.table';
 import type { ModbusPoller } from '../modbus-polling/modbus-poller';
 import { writeVariable } from '../modbus-polling/modbus-polling.service';
-import { deviceShares } from '../shares/shares.table';
 import { devicePropertyLatest } from '../telemetry/telemetry.table';
 import { users } from '../users/users.table';
 import {
@@ -348,19 +347,7 @@ interface DeviceWithRight {
 async function devicesOf(db: DbOrTx, actor: Actor, sns: string[]): Promise<Map<string, DeviceWithRight>> {
   const out = new Map<string, DeviceWithRight>();
   if (sns.length === 0) return out;
-  const rows = await db
-    .select({ device: devices, shared: deviceShares.right })
-    .from(devices)
-    .leftJoin(
-      deviceShares,
-      and(
-        eq(deviceShares.deviceId, devices.id),
-        eq(deviceShares.granteeUid, actor.uid),
-        eq(deviceShares.ownerUid, devices.uid),
-        liveShareRow(),
-      ),
-    )
-    .where(inArray(devices.sn, sns));
+  const rows = await withActorShare(db, actor).where(inArray(devices.sn, sns));
   for (const r of rows) {
     const access = { uid: r.device.uid, ...(r.shared ? { shared: r.shared } : {}) };
     out.set(r.device.sn, { row: r.device, view: canView(actor, access), control: canControl(actor, access) });
