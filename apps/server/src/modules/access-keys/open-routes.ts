@@ -94,10 +94,14 @@ export const CLOSED_TO_KEYS: Readonly<Record<string, string>> = {
   'POST /api/share-links': "sharing is the owner's own decision",
   'GET /api/shares/outgoing': 'shares are managed in the console, not by keys',
   'GET /api/shares/incoming': 'shares are managed in the console, not by keys',
-  'GET /api/devices/:sn/modbus/variables': 'Modbus polling status, test reads and writes are console tools for now',
-  'POST /api/devices/:sn/modbus/variables/:tag/read': 'Modbus polling status, test reads and writes are console tools for now',
-  'POST /api/devices/:sn/modbus/variables/:tag/write': 'Modbus polling status, test reads and writes are console tools for now',
-  'POST /api/scenes/:id/widgets/:widgetId/write': 'scenes are console views; keys write through the device routes',
+  'GET /api/devices/:sn/modbus/variables':
+    'Modbus polling status, test reads and writes are console tools for now',
+  'POST /api/devices/:sn/modbus/variables/:tag/read':
+    'Modbus polling status, test reads and writes are console tools for now',
+  'POST /api/devices/:sn/modbus/variables/:tag/write':
+    'Modbus polling status, test reads and writes are console tools for now',
+  'POST /api/scenes/:id/widgets/:widgetId/write':
+    'scenes are console views; keys write through the device routes',
   'POST /api/scenes/from-model': 'scenes are console views; keys read and write through the device routes',
   'POST /api/scripts/test-run': 'scripts are written and tried in the console, not by keys',
   'GET /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',

@@ -385,15 +385,13 @@ export async function restoreVersion(
     const [row] = await tx.select().from(scripts).where(eq(scripts.id, id)).for('update');
     if (!row) throw new AppError(10107);
     const next = row.version + 1;
-    await tx
-      .insert(scriptVersions)
-      .values({
-        scriptId: id,
-        version: next,
-        source: old.source,
-        note: `rollback to v${version}`,
-        uid: actor.uid,
-      });
+    await tx.insert(scriptVersions).values({
+      scriptId: id,
+      version: next,
+      source: old.source,
+      note: `rollback to v${version}`,
+      uid: actor.uid,
+    });
     await tx
       .update(scripts)
       .set({ source: old.source, version: next, consecutiveErrors: 0 })
