@@ -2,7 +2,7 @@ import { act, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DeviceEvent, WsClientMessage, WsServerMessage } from '@cellhub/contract/realtime';
 import { clearAuth, setToken } from './auth';
-import { RealtimeClient, type SocketLike, useDeviceEvents } from './realtime';
+import { RealtimeClient, type SocketLike, useDeviceEvents, useSubscribedDevices } from './realtime';
 
 /** A WebSocket the test drives from the server's side. */
 class MockSocket implements SocketLike {
@@ -92,6 +92,22 @@ describe('RealtimeClient', () => {
       { type: 'auth', token: 'tok-1' },
       { type: 'subscribe', sns: ['A', 'B', 'C'] },
     ]);
+  });
+
+  it('tells a screen when the server confirms a filter covering its devices, not before and not for others', async () => {
+    const covered = vi.fn();
+    renderHook(() => useSubscribedDevices(['A', 'B'], covered, client));
+    client.subscribe({ sns: ['A', 'B'] }, () => undefined);
+    const s = MockSocket.last();
+    s.accept();
+    await flush();
+    expect(covered).not.toHaveBeenCalled();
+    act(() => s.receive({ type: 'subscribed', sns: ['A'] }));
+    expect(covered).not.toHaveBeenCalled();
+    act(() => s.receive({ type: 'subscribed', sns: ['A', 'B', 'C'] }));
+    expect(covered).toHaveBeenCalledTimes(1);
+    act(() => s.receive({ type: 'subscribed', sns: null }));
+    expect(covered).toHaveBeenCalledTimes(2);
   });
 
   it('asks for every device when one listener wants all, and filters for the others itself', async () => {

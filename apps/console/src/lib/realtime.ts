@@ -82,6 +82,7 @@ export class RealtimeClient {
   private readonly opts: Required<RealtimeClientOptions>;
   private readonly subs = new Set<Subscription>();
   private readonly statusListeners = new Set<() => void>();
+  private readonly subscribedListeners = new Set<(sns: string[] | null) => void>();
   private current: RealtimeStatus = 'idle';
   private socket: SocketLike | undefined;
   private ready = false;
@@ -110,6 +111,16 @@ export class RealtimeClient {
   }
 
   status = (): RealtimeStatus => this.current;
+
+  /**
+   * Calls `listener` with the filter each time the server confirms one (`subscribed`: events of those devices flow
+   * from here on; null = every device). A screen that loaded its data before its devices were subscribed reads it
+   * again then, so nothing that happened in between is missed.
+   */
+  onSubscribed(listener: (sns: string[] | null) => void): () => void {
+    this.subscribedListeners.add(listener);
+    return () => this.subscribedListeners.delete(listener);
+  }
 
   onStatus = (listener: () => void): (() => void) => {
     this.statusListeners.add(listener);
@@ -224,6 +235,9 @@ export class RealtimeClient {
         return;
       case 'access':
         this.dispatchAccess(msg.sns);
+        return;
+      case 'subscribed':
+        for (const listener of [...this.subscribedListeners]) listener(msg.sns);
         return;
       default:
         return;
@@ -409,6 +423,30 @@ export function useDeviceEvents(
     return client.subscribe(stable, (event) => handlerRef.current(event));
   }, [stable, client]);
   return useSyncExternalStore(client.onStatus, client.status);
+}
+
+/**
+ * Calls `onCovered` when the server confirms a filter that covers all of `sns` (or every device): the moment from
+ * which no event of theirs is missed. A list loaded before that moment reads itself again there (a device that came
+ * online between the load and the subscription would otherwise show offline until the next refetch).
+ */
+export function useSubscribedDevices(
+  sns: readonly string[],
+  onCovered: () => void,
+  client: RealtimeClient = realtimeClient(),
+): void {
+  const ref = useRef(onCovered);
+  useEffect(() => {
+    ref.current = onCovered;
+  });
+  const key = JSON.stringify([...sns].sort());
+  useEffect(() => {
+    const wanted: string[] = JSON.parse(key) as string[];
+    if (wanted.length === 0) return;
+    return client.onSubscribed((confirmed) => {
+      if (confirmed === null || wanted.every((sn) => confirmed.includes(sn))) ref.current();
+    });
+  }, [key, client]);
 }
 
 /**

@@ -19,7 +19,7 @@ import shareLocale from '../../../components/share-dialog/locale';
 import { SharedMark } from '../../../components/share-dialog/shared-mark';
 import { formatTime } from '../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../lib/i18n';
-import { useDeviceAccess, useDeviceEvents } from '../../../lib/realtime';
+import { useDeviceAccess, useDeviceEvents, useSubscribedDevices } from '../../../lib/realtime';
 import { useRole } from '../../../lib/user';
 import {
   DEVICES_KEY,
@@ -76,6 +76,9 @@ export default function DeviceListPage() {
   });
   // A share of a listed device was made, changed or ended: read the page again (a revoked device leaves it).
   useDeviceAccess(sns, () => void queryClient.invalidateQueries({ queryKey: DEVICES_KEY }));
+  // Events flow once the server confirms the page's devices: read the page again then, so a device that connected
+  // between the load and the subscription is not left showing offline.
+  useSubscribedDevices(sns, () => void queryClient.invalidateQueries({ queryKey: deviceListKey(params) }));
 
   const available = DEVICE_COLUMNS.filter((c) => isAdmin || !ADMIN_COLUMNS.includes(c));
   const visible = shown.filter((c) => available.includes(c));
