@@ -236,7 +236,7 @@ test('an admin imports a thing model after its preview, and a feature hides the 
   await page.keyboard.press('Escape');
   await page.getByTestId('feature-save').click();
   await expect(page).toHaveURL(/\/product\/feature\/detail\/\d+$/);
-  await expect(page.getByTestId('feature-products').getByText(productName)).toBeVisible();
+  await expect(page.locator('.arco-descriptions').getByText(productName)).toBeVisible();
   await screenshot(page, 'feature-detail-zh', { settle: fade });
   await page.goto('/product/feature');
   await expect(page.locator('tbody tr').first()).toBeVisible();
