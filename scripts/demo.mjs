@@ -120,6 +120,16 @@ async function stopChild(child, signal, ms) {
   clearTimeout(timer);
 }
 
+/** A data template with one slave and its variables (docs/data-templates.md); answers the template. */
+async function demoTemplate(base, token, template, slave, variables) {
+  const tpl = await api(base, 'POST', '/api/data-templates', template, token);
+  const made = await api(base, 'POST', `/api/data-templates/${tpl.id}/slaves`, slave, token);
+  for (const v of variables) {
+    await api(base, 'POST', `/api/data-templates/${tpl.id}/slaves/${made.id}/variables`, v, token);
+  }
+  return tpl;
+}
+
 async function api(base, method, path, body, token) {
   const res = await fetch(base + path, {
     method,
@@ -491,84 +501,69 @@ void (async () => {
         { ...MODBUS_PRODUCT, description: 'Demo product: a Modbus meter polled by the platform' },
         token,
       );
-      const tpl = await api(
+      const tpl = await demoTemplate(
         base,
-        'POST',
-        '/api/data-templates',
+        token,
         { name: '配电柜电表', type: 'modbus_rtu', remark: 'devsim demoMeter', collect_mode: 'platform' },
-        token,
-      );
-      const slave = await api(
-        base,
-        'POST',
-        `/api/data-templates/${tpl.id}/slaves`,
         { name: '电表', address: 1, serial_port: 'rs485' },
-        token,
+        [
+          {
+            name: '柜内温度',
+            tag: 'cabinet_temp',
+            unit: '°C',
+            register_type: 'holding',
+            register_address: 1,
+            data_format: 'int16',
+            decimals: 1,
+            capture_formula: 'x*0.1',
+          },
+          {
+            name: '电压',
+            tag: 'voltage',
+            unit: 'V',
+            register_type: 'holding',
+            register_address: 2,
+            data_format: 'float32',
+            byte_order: 'ABCD',
+            decimals: 1,
+          },
+          {
+            name: '电能',
+            tag: 'energy',
+            unit: 'kWh',
+            register_type: 'input',
+            register_address: 4,
+            data_format: 'uint32',
+            byte_order: 'CDAB',
+            decimals: 2,
+            capture_formula: 'x*0.01',
+          },
+          {
+            name: '门磁',
+            tag: 'door_open',
+            register_type: 'discrete_input',
+            register_address: 1,
+            data_format: 'bool',
+            report_method: 'change',
+          },
+          {
+            name: '设定值',
+            tag: 'setpoint',
+            register_type: 'holding',
+            register_address: 11,
+            data_format: 'uint16',
+            access: 'rw',
+          },
+          {
+            name: '继电器',
+            tag: 'relay',
+            register_type: 'coil',
+            register_address: 1,
+            data_format: 'bool',
+            access: 'rw',
+          },
+        ].map((v) => ({ sampling_cycle_s: 5, ...v })),
       );
-      for (const v of [
-        {
-          name: '柜内温度',
-          tag: 'cabinet_temp',
-          unit: '°C',
-          register_type: 'holding',
-          register_address: 1,
-          data_format: 'int16',
-          decimals: 1,
-          capture_formula: 'x*0.1',
-        },
-        {
-          name: '电压',
-          tag: 'voltage',
-          unit: 'V',
-          register_type: 'holding',
-          register_address: 2,
-          data_format: 'float32',
-          byte_order: 'ABCD',
-          decimals: 1,
-        },
-        {
-          name: '电能',
-          tag: 'energy',
-          unit: 'kWh',
-          register_type: 'input',
-          register_address: 4,
-          data_format: 'uint32',
-          byte_order: 'CDAB',
-          decimals: 2,
-          capture_formula: 'x*0.01',
-        },
-        {
-          name: '门磁',
-          tag: 'door_open',
-          register_type: 'discrete_input',
-          register_address: 1,
-          data_format: 'bool',
-          report_method: 'change',
-        },
-        {
-          name: '设定值',
-          tag: 'setpoint',
-          register_type: 'holding',
-          register_address: 11,
-          data_format: 'uint16',
-          access: 'rw',
-        },
-        {
-          name: '继电器',
-          tag: 'relay',
-          register_type: 'coil',
-          register_address: 1,
-          data_format: 'bool',
-          access: 'rw',
-        },
-      ])
-        await api(
-          base,
-          'POST',
-          `/api/data-templates/${tpl.id}/slaves/${slave.id}/variables`,
-          { sampling_cycle_s: 5, ...v },
-          token,
-        );
       await api(
         base,
         'PUT',
@@ -669,54 +664,45 @@ void (async () => {
       );
       // A data template (docs/data-templates.md): one Modbus slave with three variables, applied to one of
       // alice's devices; its variables become that device's properties and travel in its configuration.
-      const tpl = await api(
+      const tpl = await demoTemplate(
         base,
-        'POST',
-        '/api/data-templates',
+        alice,
         { name: '锅炉房', type: 'modbus_rtu', remark: '温度、压力与水泵', collect_mode: 'dtu' },
-        alice,
-      );
-      const slave = await api(
-        base,
-        'POST',
-        `/api/data-templates/${tpl.id}/slaves`,
         { name: '锅炉仪表', address: 1, serial_port: 'rs485' },
-        alice,
+        [
+          {
+            name: '出水温度',
+            tag: 'boiler_temp',
+            unit: '°C',
+            register_type: 'holding',
+            register_address: 1,
+            data_format: 'int16',
+            decimals: 1,
+            capture_formula: 'x*0.1',
+            sampling_cycle_s: 10,
+          },
+          {
+            name: '管道压力',
+            tag: 'pipe_pressure',
+            unit: 'MPa',
+            register_type: 'input',
+            register_address: 3,
+            data_format: 'float32',
+            decimals: 2,
+            sampling_cycle_s: 10,
+          },
+          {
+            name: '水泵',
+            tag: 'pump_on',
+            register_type: 'coil',
+            register_address: 1,
+            data_format: 'bool',
+            access: 'rw',
+            report_method: 'change',
+            sampling_cycle_s: 5,
+          },
+        ],
       );
-      for (const v of [
-        {
-          name: '出水温度',
-          tag: 'boiler_temp',
-          unit: '°C',
-          register_type: 'holding',
-          register_address: 1,
-          data_format: 'int16',
-          decimals: 1,
-          capture_formula: 'x*0.1',
-          sampling_cycle_s: 10,
-        },
-        {
-          name: '管道压力',
-          tag: 'pipe_pressure',
-          unit: 'MPa',
-          register_type: 'input',
-          register_address: 3,
-          data_format: 'float32',
-          decimals: 2,
-          sampling_cycle_s: 10,
-        },
-        {
-          name: '水泵',
-          tag: 'pump_on',
-          register_type: 'coil',
-          register_address: 1,
-          data_format: 'bool',
-          access: 'rw',
-          report_method: 'change',
-          sampling_cycle_s: 5,
-        },
-      ])
-        await api(base, 'POST', `/api/data-templates/${tpl.id}/slaves/${slave.id}/variables`, v, alice);
       await api(base, 'POST', `/api/data-templates/${tpl.id}/devices`, { sns: [shared.control[0]] }, alice);
       // A scene (docs/scenes.md): a boiler-room model whose slot takes any device with that template, made into a
       // live scene of the device and shared read-only with "operator" (who sees it through their device share).
