@@ -163,6 +163,11 @@ export const ERROR_CODES = {
   83004: entry('The scene model is used by scenes', '该场景模型正被场景使用'),
   83005: entry('The widget is not a control', '该组件不可控制'),
   83006: entry('The scene has too many widgets', '场景组件过多'),
+  // contract: device hosts, socket-mode DTUs (docs/device-hosts.md) — 84001-84099
+  // contract: gateway rules and sub-devices (docs/gateway-rules.md) — 85001-85099
+  // contract: forwarding to other systems (docs/forwarding.md) — 86001-86099
+  // contract: data transmission between devices (docs/data-transmit.md) — 87001-87099
+  // contract: remote tunnels (docs/tunnels.md) — 88001-88099
   90000: entry('Please enter the command value', '请输入指令值'),
   90001: entry('Command value is empty', '指令值为空'),
   90002: entry('Push failed', '推送失败'),

@@ -1,0 +1,2 @@
+-- 0028_device_hosts: reserved; the module that owns it replaces this placeholder.
+SELECT 1;

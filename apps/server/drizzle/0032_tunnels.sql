@@ -1,0 +1,2 @@
+-- 0032_tunnels: reserved; the module that owns it replaces this placeholder.
+SELECT 1;
