@@ -21,6 +21,8 @@ import { commandGroupsRoutes } from './modules/command-groups/command-groups.rou
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { scenesRoutes } from './modules/scenes/scenes.routes';
+import { dataTransmitPlugin } from './modules/data-transmit/data-transmit.plugin';
+import { dataTransmitRoutes } from './modules/data-transmit/data-transmit.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { modbusPollingPlugin } from './modules/modbus-polling/modbus-polling.plugin';
 import { modbusPollingRoutes } from './modules/modbus-polling/modbus-polling.routes';
@@ -196,6 +198,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(modbusPollingPlugin);
     await app.register(alertsPlugin);
     await app.register(sharesPlugin);
+    await app.register(dataTransmitPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);
@@ -233,6 +236,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);
     await app.register(scenesRoutes);
+    await app.register(dataTransmitRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

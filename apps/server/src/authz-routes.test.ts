@@ -117,6 +117,11 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="b.png"\r\n` +
       `Content-Type: image/png\r\n\r\nnot a png\r\n--${BOUNDARY}--\r\n`,
   },
+  'POST /api/data-transmit': { payload: { name: 'R', management: [SN], edge: [{ sn: 'SN0000000000002' }] } },
+  'PUT /api/data-transmit/{id}': {
+    payload: { name: 'R', management: [SN], edge: [{ sn: 'SN0000000000002' }] },
+  },
+  'PUT /api/data-transmit/{id}/status': { payload: { status: 0 } },
   'POST /api/scripts': { payload: { name: 'S', source: 'function decode() {}' } },
   'POST /api/scripts/test-run': { payload: { source: 'function decode() { return {}; }' } },
   'PUT /api/scripts/{id}': { payload: { name: 'S' } },

@@ -167,6 +167,17 @@ export const ERROR_CODES = {
   // contract: gateway rules and sub-devices (docs/gateway-rules.md) — 85001-85099
   // contract: forwarding to other systems (docs/forwarding.md) — 86001-86099
   // contract: data transmission between devices (docs/data-transmit.md) — 87001-87099
+  87001: entry(
+    'A device cannot be a management and an edge device of one rule',
+    '同一规则中设备不能既是管理设备又是边缘设备',
+  ),
+  87002: entry('A device is listed twice in the rule', '规则中设备重复'),
+  87003: entry(
+    'Each edge device needs its own Modbus slave addresses',
+    '每个边缘设备需要各自不同的 Modbus 从机地址',
+  ),
+  87004: entry('The transmission rule does not exist', '透传规则不存在'),
+  87005: entry('No edge device has this Modbus slave address', '没有边缘设备使用该 Modbus 从机地址'),
   // contract: remote tunnels (docs/tunnels.md) — 88001-88099
   90000: entry('Please enter the command value', '请输入指令值'),
   90001: entry('Command value is empty', '指令值为空'),

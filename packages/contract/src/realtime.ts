@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { text } from './text';
+import { dataTransmitEvent } from './data-transmit';
 import { OTA_PAUSE_REASONS, otaTaskCounts, otaTaskStatus } from './ota';
 
 const sn = text().min(1).max(64);
@@ -158,6 +159,13 @@ export const otaTaskEvent = otaTaskCounts.extend({
 export type OtaTaskEvent = z.infer<typeof otaTaskEvent>;
 
 /**
+ * Messages about something a user owns rather than a device (an OTA task, a data transmission rule's counters): sent
+ * to the owner and to admins, whatever device filter the socket has.
+ */
+export const ownerEvent = z.discriminatedUnion('type', [otaTaskEvent, dataTransmitEvent]);
+export type OwnerEvent = z.infer<typeof ownerEvent>;
+
+/**
  * Who may see these subscribed devices changed (a share was made, changed or ended): re-read them. Sent only to a
  * socket whose filter names them; a device the caller may no longer see then answers 10117.
  */
@@ -177,6 +185,7 @@ export const wsServerMessage = z.discriminatedUnion('type', [
   wsEventMessage,
   wsErrorMessage,
   otaTaskEvent,
+  dataTransmitEvent,
   wsAccessMessage,
 ]);
 export type WsServerMessage = z.infer<typeof wsServerMessage>;

@@ -288,6 +288,16 @@ export function ruleWatchesDevice(owner: Subject, device: DeviceAccessRow): bool
 }
 
 /**
+ * Whether a data transmission rule (modules/data-transmit) carries a device's bytes: while the rule's owner may
+ * control the device (admins every device, a user their own, a control share's holder the shared one), so a share
+ * revoked or reduced to view stops its frames at once. Asked for every frame off any request, like
+ * `ruleWatchesDevice`: it allocates nothing and is left out of the record of questions.
+ */
+export function ruleTransmitsDevice(owner: Subject, device: DeviceAccessRow): boolean {
+  return rankOf(owner, device) >= RANK.control;
+}
+
+/**
  * The list filter over a device owner column: the devices the actor may at least view. None for admins (unless
  * scopes forbid reading devices at all); for anyone else their own devices, and, given the device id column, the
  * devices shared with them by a live share (no expiry, or an expiry still ahead of the database clock) of the

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { DeviceEvent, DevicePropertiesEvent, OtaTaskEvent } from '@cellhub/contract/realtime';
-import { deviceEvent, otaTaskEvent } from '@cellhub/contract/realtime';
+import type { DeviceEvent, DevicePropertiesEvent, OwnerEvent } from '@cellhub/contract/realtime';
+import { deviceEvent, ownerEvent } from '@cellhub/contract/realtime';
 import { createDomainEvents, type DomainEvents, type PropertyItem } from './domain-events';
 import { NOTIFY_PAYLOAD_LIMIT, type PgChannels } from './pg-channels';
 
@@ -17,8 +17,11 @@ export interface Audience {
 }
 
 export type EventListener = (event: DeviceEvent, audience: Audience) => void;
-/** OTA task progress; the audience is the task's owner (admins receive every task). */
-export type TaskListener = (event: OtaTaskEvent, audience: Audience) => void;
+/**
+ * OTA task progress and data transmission counters (owner events); the audience is the owner (admins receive every
+ * one).
+ */
+export type TaskListener = (event: OwnerEvent, audience: Audience) => void;
 
 /** Sessions that just ended: one session (sign-out) or every session of a user (password change, disable). */
 export type SessionScope = { sessionId: number } | { uid: number };
@@ -53,7 +56,7 @@ export interface EventBus extends DomainEvents {
    * OTA task progress (`ota.task`, not a device event: no device filter applies). The OTA engine merges changes of
    * a task before publishing, so these are few; they reach the listeners of every instance like device events.
    */
-  publishTask(event: OtaTaskEvent, audience: Audience): void;
+  publishTask(event: OwnerEvent, audience: Audience): void;
   subscribeTasks(listener: TaskListener): () => void;
   /**
    * Announces sessions that ended (after the revocation committed), here and on the other instances, so open
@@ -112,7 +115,7 @@ export function createEventBus(options: EventBusOptions): EventBus {
       ? new PgFanOut(options.channels, options.log, stats, deliver, endSessions, deliverTask)
       : undefined;
 
-  function deliverTask(event: OtaTaskEvent, audience: Audience): void {
+  function deliverTask(event: OwnerEvent, audience: Audience): void {
     for (const listener of taskListeners) {
       stats.delivered++;
       try {
@@ -304,7 +307,7 @@ class PgFanOut {
     private readonly stats: EventBusStats,
     private readonly deliver: (event: DeviceEvent, audience: Audience) => void,
     private readonly endSessions: (scope: SessionScope) => void,
-    private readonly deliverTask: (event: OtaTaskEvent, audience: Audience) => void,
+    private readonly deliverTask: (event: OwnerEvent, audience: Audience) => void,
   ) {
     this.unlisten = channels.listen(NOTIFY_CHANNEL, (payload) => this.receive(payload));
   }
@@ -328,7 +331,7 @@ class PgFanOut {
   }
 
   /** Task events are few (merged per task by the OTA engine): each batch goes out as its own NOTIFYs. */
-  sendTasks(entries: [OtaTaskEvent, Audience][]): void {
+  sendTasks(entries: [OwnerEvent, Audience][]): void {
     if (this.closed) return;
     for (const [event, audience] of entries) {
       const payload = JSON.stringify({
@@ -411,7 +414,7 @@ class PgFanOut {
       this.deliver(event.data, { uid });
     }
     for (const item of parsed.t ?? []) {
-      const task = Array.isArray(item) ? otaTaskEvent.safeParse(item[0]) : undefined;
+      const task = Array.isArray(item) ? ownerEvent.safeParse(item[0]) : undefined;
       const uid = Array.isArray(item) ? (item[1] as unknown) : undefined;
       if (!task?.success || !(uid === null || typeof uid === 'number')) {
         this.stats.badPayloads++;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { eq, inArray } from 'drizzle-orm';
 import WebSocket from 'ws';
-import type { DeviceEvent, OtaTaskEvent, WsServerMessage } from '@cellhub/contract/realtime';
+import type { DeviceEvent, OwnerEvent, WsServerMessage } from '@cellhub/contract/realtime';
 import { WS_AUTH_TIMEOUT_MS, WS_CLOSE, wsClientMessage } from '@cellhub/contract/realtime';
 import type { Actor, Deps } from '../lib/deps';
 import { authenticate } from '../modules/auth/auth.service';
@@ -219,8 +219,11 @@ export class WsHub {
     for (const c of this.admins) offer(c);
   }
 
-  /** OTA task progress: to the task's owner and every admin, whatever device filter their socket has. */
-  private dispatchTask(event: OtaTaskEvent, audience: Audience): void {
+  /**
+   * OTA task progress and transmission counters: to the owner and every admin, whatever device filter their socket
+   * has.
+   */
+  private dispatchTask(event: OwnerEvent, audience: Audience): void {
     let text: string | undefined;
     const offer = (c: Client) => {
       if (!c.actor || !mayReceive(c.actor, audience)) return;

@@ -400,6 +400,14 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     rule: { kind: 'share' },
     request: (c) => ({ url: '/api/share-links', payload: { sns: [c.sn], right: 'view' } }),
   },
+  // Data transmission: a rule carries only devices its owner controls (docs/data-transmit.md).
+  'POST /api/data-transmit': {
+    rule: { kind: 'control' },
+    request: (c) => ({
+      url: '/api/data-transmit',
+      payload: { name: 'matrix', management: [c.sn], edge: [{ sn: c.ownSn }] },
+    }),
+  },
 };
 
 /**

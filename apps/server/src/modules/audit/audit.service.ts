@@ -159,7 +159,11 @@ export type AuditAction =
   | 'scene_delete'
   | 'scene_share'
   | 'scene_unshare'
-  | 'scene_write';
+  | 'scene_write'
+  // data transmission rules (docs/data-transmit.md)
+  | 'data_transmit_create'
+  | 'data_transmit_update'
+  | 'data_transmit_delete';
 
 export interface AuditEntry {
   uid: number | null;
