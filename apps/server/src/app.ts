@@ -21,6 +21,9 @@ import { commandGroupsRoutes } from './modules/command-groups/command-groups.rou
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { scenesRoutes } from './modules/scenes/scenes.routes';
+import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
+import { deviceHostsPlugin } from './modules/device-hosts/device-hosts.plugin';
+import { deviceHostsRoutes } from './modules/device-hosts/device-hosts.routes';
 import { dataTransmitPlugin } from './modules/data-transmit/data-transmit.plugin';
 import { dataTransmitRoutes } from './modules/data-transmit/data-transmit.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
@@ -153,7 +156,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   // The gateway is the services' device link from the start: until the broker attaches it answers 20401, as
   // offlineLink would. Nothing replaces the link later.
   const gateway = new DeviceGateway(deps);
-  deps.link = gateway;
+  // Devices registered on a device host (socket-mode DTUs) take their downlinks on their socket; the rest on MQTT.
+  const deviceHosts = new DeviceHostManager(deps, gateway);
+  deps.link = deviceHosts.link(gateway);
   app.decorate('deps', deps);
 
   const purge = setInterval(() => {
@@ -191,6 +196,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       onPacketTooLarge: (sn) => gateway.packetTooLarge(sn),
     });
     await app.register(gatewayPlugin, { gateway });
+    await app.register(deviceHostsPlugin, { manager: deviceHosts });
     await app.register(realtimePlugin);
     await app.register(commandsPlugin);
     await app.register(notifyPlugin);
@@ -236,6 +242,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);
     await app.register(scenesRoutes);
+    await app.register(deviceHostsRoutes);
     await app.register(dataTransmitRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {

@@ -146,6 +146,23 @@ const envSchema = z.object({
           : !tileTemplateProblem(v),
       'osm, amap, tianditu, none, or an http(s) URL template with {z}, {x} and {y}',
     ),
+  /** Ports device hosts may listen on (docs/device-hosts.md): `first-last`. */
+  DEVICE_HOST_PORTS: z
+    .string()
+    .trim()
+    .default('20000-20999')
+    .transform((v, ctx) => {
+      const m = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(v);
+      const min = m ? Number(m[1]) : NaN;
+      const max = m ? Number(m[2]) : NaN;
+      if (!(min >= 1 && max <= 65535 && min <= max)) {
+        ctx.addIssue({ code: 'custom', message: 'a port range first-last within 1-65535, e.g. 20000-20999' });
+        return z.NEVER;
+      }
+      return { min, max };
+    }),
+  /** The address devices use to reach device hosts; defaults to the host of PUBLIC_URL. */
+  DEVICE_HOST_ADDRESS: optionalString,
   MAP_TIANDITU_KEY: optionalString.pipe(
     z
       .string()
@@ -219,6 +236,8 @@ export interface Config {
   scripts: { failuresToDisable: number; timeLimitMs: number; cacheMs: number };
   /** SIM reminders (docs/sim.md "Reminders"): days before expiry, low-data percentage, pass interval (0: none). */
   simRemind: { days: number[]; dataPercent: number; intervalMs: number };
+  /** Device hosts (docs/device-hosts.md): the ports they may take and the address devices reach them at. */
+  deviceHosts: { ports: { min: number; max: number }; address: string };
   /** MAP_TILES / MAP_TIANDITU_KEY: the map tiles until an admin saves the setting (system settings, Map). */
   mapTiles: { provider: MapTileProvider; customUrl: string; tiandituKey: string };
 }
@@ -297,6 +316,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       days: e.SIM_REMIND_DAYS,
       dataPercent: e.SIM_REMIND_DATA_PERCENT,
       intervalMs: e.SIM_REMIND_INTERVAL_MS,
+    },
+    deviceHosts: {
+      ports: e.DEVICE_HOST_PORTS,
+      address: e.DEVICE_HOST_ADDRESS ?? new URL(e.PUBLIC_URL ?? `http://localhost:${port}`).hostname,
     },
     mapTiles: (MAP_TILE_PROVIDERS as readonly string[]).includes(e.MAP_TILES)
       ? { provider: e.MAP_TILES as MapTileProvider, customUrl: '', tiandituKey: e.MAP_TIANDITU_KEY ?? '' }

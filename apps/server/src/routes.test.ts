@@ -2287,6 +2287,42 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { url: '/api/scripts/1/versions/0/restore' },
   },
+  {
+    method: 'GET',
+    path: '/api/device-hosts',
+    url: '/api/device-hosts',
+    auth: 'admin',
+    bad: { query: { protocol: 'http' } },
+  },
+  {
+    method: 'POST',
+    path: '/api/device-hosts',
+    url: '/api/device-hosts',
+    auth: 'admin',
+    bad: { payload: { name: 'H', protocol: 'tcp', port: 70000 } },
+  },
+  { method: 'GET', path: '/api/device-hosts/addresses', url: '/api/device-hosts/addresses', auth: 'user' },
+  {
+    method: 'GET',
+    path: '/api/device-hosts/{id}',
+    url: '/api/device-hosts/1',
+    auth: 'admin',
+    bad: { url: '/api/device-hosts/x' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/device-hosts/{id}',
+    url: '/api/device-hosts/1',
+    auth: 'admin',
+    bad: { payload: { register_pattern: 'no capture group' } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/device-hosts/{id}',
+    url: '/api/device-hosts/1',
+    auth: 'admin',
+    bad: { url: '/api/device-hosts/0' },
+  },
 ];
 
 let t: TestApp;

@@ -164,6 +164,13 @@ export const ERROR_CODES = {
   83005: entry('The widget is not a control', '该组件不可控制'),
   83006: entry('The scene has too many widgets', '场景组件过多'),
   // contract: device hosts, socket-mode DTUs (docs/device-hosts.md) — 84001-84099
+  84001: entry('The port is outside the range for device hosts', '端口不在设备主机可用范围内'),
+  84002: entry('The port is already in use', '端口已被占用'),
+  84003: entry('The device host does not exist', '设备主机不存在'),
+  84004: entry(
+    'The device is connected to a device host, which takes only commands and raw data',
+    '设备通过设备主机连接，仅支持指令和透传数据',
+  ),
   // contract: gateway rules and sub-devices (docs/gateway-rules.md) — 85001-85099
   // contract: forwarding to other systems (docs/forwarding.md) — 86001-86099
   // contract: data transmission between devices (docs/data-transmit.md) — 87001-87099

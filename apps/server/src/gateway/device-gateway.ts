@@ -192,6 +192,11 @@ export class DeviceGateway implements DeviceLink {
     this.adapter?.kick(sn, reason);
   }
 
+  /** Whether the embedded broker holds an MQTT connection of the device (device hosts take it over). */
+  brokerHolds(sn: string): boolean {
+    return this.adapter?.kind === 'embedded' && this.adapter.reachable(sn);
+  }
+
   invalidate(sn: string): void {
     this.auth.invalidate(sn);
   }

@@ -195,6 +195,8 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
       if (!client) return;
       const session = sessions.get(client);
       if (session) session.reason = reason;
+      // Taken over by a device host's connection (modules/device-hosts): the device stays online.
+      if (session && reason === 'takeover') session.takenOver = true;
       client.close();
     },
     publish: (topic, payload, qos) =>

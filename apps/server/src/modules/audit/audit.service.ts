@@ -163,7 +163,11 @@ export type AuditAction =
   // data transmission rules (docs/data-transmit.md)
   | 'data_transmit_create'
   | 'data_transmit_update'
-  | 'data_transmit_delete';
+  | 'data_transmit_delete'
+  // device hosts (docs/device-hosts.md)
+  | 'device_host_create'
+  | 'device_host_update'
+  | 'device_host_delete';
 
 export interface AuditEntry {
   uid: number | null;
