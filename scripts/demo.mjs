@@ -463,6 +463,8 @@ void (async () => {
             product_key: RAW_PRODUCT.product_key,
             source,
             note: 'demo',
+            // The demo's few frames are kept raw as well, to compare with their decoded values.
+            keep_raw: true,
           },
           token,
         );

@@ -105,6 +105,8 @@ test('scripts: a user writes and test-runs a decoding script, versions it, and d
   await expect(page.locator('.cm-script-error-line')).toHaveCount(0);
   await testRun(page);
   await expect(result.getByText('成功', { exact: true })).toBeVisible();
+  // Decoded frames are kept in the raw message list too (off by default: docs/scripts.md).
+  await page.getByTestId('script-keep-raw').click();
   await page.getByTestId('script-save').click();
   await expect(toast(page, '已保存')).toBeVisible();
   await page.waitForURL(/\/script\/detail\/\d+$/);
@@ -112,7 +114,7 @@ test('scripts: a user writes and test-runs a decoding script, versions it, and d
   const versions = page.getByTestId('script-versions');
   await expect(versions.locator('tbody tr')).toHaveCount(1);
   const v1 = await api<{ source: string; version: number }>('GET', `/api/scripts/${id}`, undefined, token);
-  expect(v1.body.data).toMatchObject({ version: 1, source: SOURCE });
+  expect(v1.body.data).toMatchObject({ version: 1, source: SOURCE, keep_raw: true });
 
   // Edited and saved: version 2.
   await page.getByRole('button', { name: '编辑', exact: true }).click();
@@ -155,7 +157,7 @@ test('scripts: a user writes and test-runs a decoding script, versions it, and d
   } finally {
     await device.close();
   }
-  // The raw frame itself is kept in the device's raw message list, and the script counted the call.
+  // With keep_raw the frame itself is in the device's raw message list too, and the script counted the call.
   const raw = await api<{ direction: string; data: string }[]>(
     'GET',
     `/api/devices/${sn}/raw`,

@@ -7593,6 +7593,651 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/gateway-rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Gateway rules of the gateways you may view, newest first (keyword: rule name, gateway sn or name) */
+    get: {
+      parameters: {
+        query?: {
+          current?: number;
+          per_page?: number;
+          keyword?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: number;
+                name: string;
+                gateway_sn: string;
+                gateway_name: string;
+                product_key: string;
+                product_name: string;
+                online: number;
+                sub_device_count: number;
+                createdat: string;
+                updatedat: string;
+              }[];
+              total: number;
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create the rule of a gateway you manage (10117 not visible, 10108 not yours, 85002 not a gateway-type device, 85003 the gateway has a rule) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            gateway_sn: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: number;
+                name: string;
+                gateway_sn: string;
+                gateway_name: string;
+                product_key: string;
+                product_name: string;
+                online: number;
+                sub_device_count: number;
+                createdat: string;
+                updatedat: string;
+                sub_devices: {
+                  sn: string;
+                  name: string;
+                  address: string;
+                  device_name: string;
+                  product_key: string;
+                  product_name: string;
+                  online: number;
+                  lastcommunicationat: string | null;
+                  bound_at: string;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/gateway-rules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A gateway rule with its sub-devices and their online state (85001 when the rule is missing or its gateway not visible; 10108 when seen but not yours) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: number;
+                name: string;
+                gateway_sn: string;
+                gateway_name: string;
+                product_key: string;
+                product_name: string;
+                online: number;
+                sub_device_count: number;
+                createdat: string;
+                updatedat: string;
+                sub_devices: {
+                  sn: string;
+                  name: string;
+                  address: string;
+                  device_name: string;
+                  product_key: string;
+                  product_name: string;
+                  online: number;
+                  lastcommunicationat: string | null;
+                  bound_at: string;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    /** Rename a gateway rule (85001 when the rule is missing or its gateway not visible; 10108 when seen but not yours) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                id: number;
+                name: string;
+                gateway_sn: string;
+                gateway_name: string;
+                product_key: string;
+                product_name: string;
+                online: number;
+                sub_device_count: number;
+                createdat: string;
+                updatedat: string;
+                sub_devices: {
+                  sn: string;
+                  name: string;
+                  address: string;
+                  device_name: string;
+                  product_key: string;
+                  product_name: string;
+                  online: number;
+                  lastcommunicationat: string | null;
+                  bound_at: string;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Delete a gateway rule; its sub-devices are unbound and go offline (85001 when the rule is missing or its gateway not visible; 10108 when seen but not yours) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              /** @enum {string|null} */
+              data: null;
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/gateway-rules/{id}/bind': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Bind sub-devices (up to 100) with their address and name; a result per sn: 0 bound, 10117 not visible, 10108 not yours, 85004 not a sub_device-type device, 85007 another owner than the gateway's, 85005 on another gateway, 85008 the rule is full (85001 when the rule is missing or its gateway not visible; 10108 when seen but not yours) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            sub_devices: {
+              sn: string;
+              /** @default  */
+              address?: string;
+              /** @default  */
+              name?: string;
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                results: {
+                  sn: string;
+                  code: number;
+                  message: string;
+                }[];
+                done: number;
+                failed: number;
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/gateway-rules/{id}/unbind': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Unbind sub-devices (up to 100); a result per sn: 0 unbound, 85006 not bound to this rule (85001 when the rule is missing or its gateway not visible; 10108 when seen but not yours) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            sns: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              status: true;
+              data: {
+                results: {
+                  sn: string;
+                  code: number;
+                  message: string;
+                }[];
+                done: number;
+                failed: number;
+              };
+            };
+          };
+        };
+        /** @description invalid input (10113 with details) or a business rule; the code says which */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description not signed in, or the token is expired or revoked (10102) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+        /** @description too many requests (10104); see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              code: number;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -55,6 +55,11 @@ export const scriptItem = z.object({
   owner: text(),
   enabled: z.boolean(),
   disabled_reason: z.enum(SCRIPT_DISABLED_REASONS),
+  /**
+   * Whether a raw uplink the script decodes is also kept in the device's raw messages. A frame it cannot decode (an
+   * error, a time-out, output the product refuses) or a frame of a disabled script is kept raw either way.
+   */
+  keep_raw: z.boolean(),
   version: z.number().int(),
   has_decode: z.boolean(),
   has_encode: z.boolean(),
@@ -98,6 +103,7 @@ export const scriptBody = z.object({
   product_key: text().regex(PRODUCT_KEY_RULE, 'product_key_rule').nullable().optional(),
   source,
   note: text().trim().max(200).default(''),
+  keep_raw: z.boolean().default(false),
 });
 export type ScriptBody = z.infer<typeof scriptBody>;
 
@@ -107,6 +113,7 @@ export const scriptUpdateBody = z.object({
   description: text().trim().max(500).optional(),
   source: source.optional(),
   note: text().trim().max(200).default(''),
+  keep_raw: z.boolean().optional(),
 });
 export type ScriptUpdateBody = z.infer<typeof scriptUpdateBody>;
 

@@ -36,6 +36,8 @@ interface Active {
   version: number;
   source: string;
   enabled: boolean;
+  /** Whether decoded frames are kept as raw messages too. */
+  keepRaw: boolean;
   /** Failures in a row as stored when loaded. */
   consecutive: number;
 }
@@ -59,7 +61,8 @@ interface Counter {
 const RECENT_MAX = 10;
 
 export type DecodeResult =
-  { ok: true; decoded: Decoded; scriptId: number } | { ok: false; scriptId: number; error: ScriptError };
+  | { ok: true; decoded: Decoded; scriptId: number; keepRaw: boolean }
+  | { ok: false; scriptId: number; error: ScriptError };
 
 export class ScriptRunner {
   readonly options: ScriptRunnerOptions;
@@ -101,6 +104,7 @@ export class ScriptRunner {
           version: scripts.version,
           source: scripts.source,
           enabled: scripts.enabled,
+          keepRaw: scripts.keepRaw,
           consecutive: scripts.consecutiveErrors,
         })
         .from(scriptBindings)
@@ -200,7 +204,7 @@ export class ScriptRunner {
         ts: Date.now(),
       });
       this.succeeded(script, decoded.ms);
-      return { ok: true, decoded, scriptId: script.id };
+      return { ok: true, decoded, scriptId: script.id, keepRaw: script.keepRaw };
     } catch (err) {
       const e = err instanceof ScriptError ? err : new ScriptError('runtime', String(err));
       this.failed(script, device, e, err instanceof ScriptCallError ? err.ms : 0);

@@ -165,6 +165,7 @@ function toItem(s: Loaded, owner: string, bound: string[]): ScriptItem {
     owner,
     enabled: row.enabled,
     disabled_reason: row.disabledReason,
+    keep_raw: row.keepRaw,
     version: row.version,
     has_decode: fns.decode,
     has_encode: fns.encode,
@@ -251,6 +252,7 @@ export async function createScript(deps: Deps, actor: Actor, body: ScriptBody): 
         productId: product?.id ?? null,
         uid,
         source: body.source,
+        keepRaw: body.keep_raw,
       })
       .returning({ id: scripts.id });
     if (!row) throw new AppError(10109);
@@ -300,6 +302,7 @@ export async function updateScript(
         description: body.description ?? row.description,
         source: changed ? body.source! : row.source,
         version,
+        keepRaw: body.keep_raw ?? row.keepRaw,
         // A new source starts its run of failures again.
         consecutiveErrors: changed ? 0 : row.consecutiveErrors,
       })
@@ -309,7 +312,11 @@ export async function updateScript(
       action: 'script_update',
       target: `script:${id}`,
       ip: actor.ip,
-      detail: { version, source_changed: changed },
+      detail: {
+        version,
+        source_changed: changed,
+        ...(body.keep_raw !== undefined && body.keep_raw !== row.keepRaw ? { keep_raw: body.keep_raw } : {}),
+      },
     });
   });
   return getScript(deps, actor, id);

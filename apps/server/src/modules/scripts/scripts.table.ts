@@ -30,6 +30,8 @@ export const scripts = pgTable(
     source: text('source').notNull(),
     version: integer('version').notNull().default(1),
     enabled: boolean('enabled').notNull().default(true),
+    /** Whether a decoded raw uplink is also kept as a raw message (a frame it cannot decode is kept anyway). */
+    keepRaw: boolean('keep_raw').notNull().default(false),
     disabledReason: text('disabled_reason', { enum: ['', 'manual', 'failures'] })
       .notNull()
       .default(''),

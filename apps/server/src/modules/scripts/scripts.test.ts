@@ -267,7 +267,7 @@ describe('scripts: test run', () => {
 });
 
 describe('scripts: raw uplinks and commands through the broker', () => {
-  it("decodes a device's raw uplinks into stored properties and keeps the raw messages", async () => {
+  it("decodes a device's raw uplinks into stored properties, keeping the frames only with keep_raw", async () => {
     const c = await online(dev);
     await c.publishAsync(up(dev, 'raw'), Buffer.from('0100fa37', 'hex'), { qos: 1 });
     await c.publishAsync(up(dev, 'raw'), Buffer.from('01ff9c10', 'hex'), { qos: 1 });
@@ -282,7 +282,8 @@ describe('scripts: raw uplinks and commands through the broker', () => {
       return r.length === 2 ? r.map((p) => p.value).sort() : undefined;
     });
     expect(temps).toEqual([-10, 25]);
-    expect((await raws(dev.sn)).filter((r) => r.direction === 'up')).toHaveLength(2);
+    // Decoded frames are stored as their values only, unless the script keeps them.
+    expect((await raws(dev.sn)).filter((r) => r.direction === 'up')).toHaveLength(0);
     const [mine] = data<ScriptItem[]>(
       await t.inject({
         method: 'GET',
@@ -294,8 +295,80 @@ describe('scripts: raw uplinks and commands through the broker', () => {
       const s = await script(mine!.id);
       return s.calls >= 2 ? s : undefined;
     });
-    expect(counted).toMatchObject({ calls: 2, errors: 0, consecutive_errors: 0 });
+    expect(counted).toMatchObject({ calls: 2, errors: 0, consecutive_errors: 0, keep_raw: false });
     expect(counted.avg_ms).toBeGreaterThan(0);
+
+    const kept = await t.inject({
+      method: 'PUT',
+      url: `/api/scripts/${mine!.id}`,
+      token: owner.token,
+      payload: { keep_raw: true },
+    });
+    expect(kept.statusCode).toBe(200);
+    expect(data<ScriptDetail>(kept)).toMatchObject({ keep_raw: true, version: counted.version });
+    await c.publishAsync(up(dev, 'raw'), Buffer.from('0100c832', 'hex'), { qos: 1 });
+    const up1 = await eventually(async () => {
+      const r = (await raws(dev.sn)).filter((x) => x.direction === 'up');
+      return r.length === 1 ? r : undefined;
+    });
+    expect(up1[0]!.data).toBe(Buffer.from('0100c832', 'hex').toString('base64'));
+    const values = data<{ value: unknown }[]>(
+      await t.inject({
+        method: 'GET',
+        url: `/api/devices/${dev.sn}/properties?key=temp`,
+        token: owner.token,
+      }),
+    );
+    expect(values.map((v) => v.value).sort()).toEqual([-10, 20, 25]);
+  });
+
+  it("stores the events a script returns as the device's events; one the model lacks counts as an error", async () => {
+    const [evt] = await createDevices(t, owner.token, ['SCR-EVT'], { name: 'Event sensor' });
+    const model = await t.inject({
+      method: 'PUT',
+      url: `/api/thing-models/${evt!.productKey}`,
+      token: admin,
+      payload: {
+        properties: [{ key: 'level', name: 'Level', datatype: 'number' }],
+        events: [
+          {
+            key: 'leak',
+            name: 'Leak',
+            level: 'warn',
+            output: [{ key: 'zone', name: 'Zone', datatype: 'int' }],
+          },
+        ],
+        services: [],
+      },
+    });
+    expect(model.statusCode).toBe(200);
+    const made = await create(owner.token, {
+      name: 'Leak decoder',
+      product_key: evt!.productKey,
+      source: `function decode(b) {
+  var events = b[0] === 2 ? [{ identifier: 'leak', params: { zone: b[1] } }] : [];
+  if (b[0] === 3) events = [{ identifier: 'unknown_event', params: {} }];
+  return { properties: { level: b[1] }, events: events };
+}`,
+    });
+    expect(made.statusCode).toBe(200);
+    const id = data<ScriptDetail>(made).id;
+    const c = await online(evt!);
+    await c.publishAsync(up(evt!, 'raw'), Buffer.from('0207', 'hex'), { qos: 1 });
+    await c.publishAsync(up(evt!, 'raw'), Buffer.from('0309', 'hex'), { qos: 1 });
+    const stored = await eventually(async () => {
+      const r = data<{ event: string; params: Record<string, unknown> }[]>(
+        await t.inject({ method: 'GET', url: `/api/devices/${evt!.sn}/events`, token: owner.token }),
+      );
+      return r.length >= 1 ? r : undefined;
+    });
+    expect(stored.map((e) => [e.event, e.params])).toEqual([['leak', { zone: 7 }]]);
+    const counted = await eventually(async () => {
+      const s = await script(id);
+      return s.errors >= 1 ? s : undefined;
+    });
+    expect(counted.errors).toBe(1);
+    expect(counted.recent_errors[0]!.message).toContain('unknown_event');
   });
 
   it('sends a command as the bytes the script encodes, on down/raw', async () => {
@@ -324,7 +397,7 @@ describe('scripts: raw uplinks and commands through the broker', () => {
       }),
     );
     const c = await online(bad);
-    // A slow frame and failing frames: none stops ingest; each raw message is kept.
+    // A slow frame and failing frames: none stops ingest; each frame not decoded is kept raw (the good one is not).
     await c.publishAsync(up(bad, 'raw'), Buffer.from([0xff]), { qos: 1 });
     for (let i = 0; i < FAILURES - 2; i++)
       await c.publishAsync(up(bad, 'raw'), Buffer.from([0xee, i]), { qos: 1 });
@@ -364,7 +437,7 @@ describe('scripts: raw uplinks and commands through the broker', () => {
     await c.publishAsync(up(bad, 'raw'), Buffer.from([8]), { qos: 1 });
     const kept = await eventually(async () => {
       const r = await raws(bad.sn);
-      return r.length === FAILURES * 2 + 1 ? r : undefined;
+      return r.length === FAILURES * 2 ? r : undefined;
     });
     expect(kept[0]!.data).toBe(Buffer.from([8]).toString('base64'));
     // Disabled: the frame was not decoded.

@@ -7,6 +7,8 @@ import type { DeviceRef } from '../devices/device-ref';
 import { templateRulesOf } from '../data-templates/template-rules';
 import { propertyRulesOf } from '../products/products.service';
 import { ScriptRunner } from '../scripts/script-runner';
+import type { DecodeOutput } from '../scripts/script-io';
+import { recordDeviceEvent } from '../thing-model/device-events.service';
 import { fastPropertyUp } from './property-parse';
 import { countValues, DEFAULT_WRITER_OPTIONS, PropertyWriter } from './property-writer';
 import { RawWriter } from './raw-writer';
@@ -120,12 +122,13 @@ export class TelemetryIngest {
   }
 
   /**
-   * A `P/up/raw` message not taken by a `consumeRaw` taker: stored as it came (hex in the raw message list). When the product has an enabled script,
-   * its `decode` turns the bytes into properties, stored like a property message. A script that fails, is slow or
-   * returns what the product's rules refuse never stops this: the raw message is kept and the script's error counted.
-   * Events a script returns are checked but not stored (no event storage yet; docs/scripts.md).
+   * A `P/up/raw` message not taken by a `consumeRaw` taker. Without an enabled script of the product it is stored as it
+   * came (hex in the raw message list). With one, `decode` turns the bytes into properties, stored like a property
+   * message, and events, stored like `P/up/event` messages (checked against the thing model); the frame itself is
+   * kept only when the script says `keep_raw`. A script that fails, is slow or returns what the product's rules
+   * refuse never stops this: the raw message is kept and the script's error counted.
    *
-   * The raw row of a message whose values are stored goes into the same statement as those values (the property
+   * A kept raw row of a message whose values are stored goes into the same statement as those values (the property
    * writer's batch), so both commit together in one round trip; a raw message without stored values goes through
    * the raw writer's group commits.
    */
@@ -151,13 +154,27 @@ export class TelemetryIngest {
       this.scripts.refused(device.productKey, device, result!.scriptId, err.reason);
       return this.raws.add(device.id, payload);
     }
-    let committed = this.writer.tryAdd(device.id, items, payload);
+    const kept = result!.ok && result!.keepRaw ? payload : undefined;
+    let committed = this.writer.tryAdd(device.id, items, kept);
     while (!committed) {
       await this.writer.room();
-      committed = this.writer.tryAdd(device.id, items, payload);
+      committed = this.writer.tryAdd(device.id, items, kept);
     }
     await committed;
     this.deps.events.emit({ type: 'property.committed', device, items });
+    if (result!.ok) await this.scriptEvents(device, result!.scriptId, result!.decoded.events);
+  }
+
+  /** Stores the events a script's `decode` returned; one the thing model refuses counts as the script's error. */
+  private async scriptEvents(device: DeviceRef, scriptId: number, events: DecodeOutput['events']) {
+    for (const e of events) {
+      try {
+        await recordDeviceEvent(this.deps, device, { event: e.identifier, params: e.params });
+      } catch (err) {
+        if (!(err instanceof Rejection)) throw err;
+        this.scripts.refused(device.productKey, device, scriptId, err.reason);
+      }
+    }
   }
 
   /** Writes what is queued. */

@@ -31,7 +31,11 @@ const issues = (err: z.ZodError) =>
  * the schema, an event the product's thing model does not define, or parameters that do not match the event's
  * output parameters are refused with 10113: dropped, counted as invalid and written to the device log.
  */
-export async function recordDeviceEvent(deps: Deps, device: DeviceRef, json: unknown): Promise<void> {
+export async function recordDeviceEvent(
+  deps: Pick<Deps, 'db' | 'now' | 'events'>,
+  device: DeviceRef,
+  json: unknown,
+): Promise<void> {
   const parsed = eventUp.safeParse(json);
   if (!parsed.success)
     throw new Rejection('event payload does not match the schema', 10113, issues(parsed.error));
@@ -60,6 +64,14 @@ export async function recordDeviceEvent(deps: Deps, device: DeviceRef, json: unk
     .insert(deviceEvents)
     .values({ deviceId: device.id, event: msg.event, level: definition.level, params: params.data, ts })
     .returning({ id: deviceEvents.id });
+  deps.events.emit({
+    type: 'event.recorded',
+    device,
+    event: msg.event,
+    level: definition.level,
+    params: params.data as Record<string, unknown>,
+    ts: ts.getTime(),
+  });
   deps.events.publish(
     {
       type: 'device.event',

@@ -49,6 +49,12 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'script.form.source': 'Source',
   'script.form.source.required': 'Enter the source',
   'script.form.note': 'Version note',
+  'script.form.keepRaw': 'Keep raw frames',
+  'script.form.keepRaw.help':
+    'Also keep each decoded uplink in the device raw messages. Frames the script cannot decode are always kept.',
+  'script.info.keepRaw': 'Raw frames',
+  'script.info.keepRaw.on': 'Kept as well',
+  'script.info.keepRaw.off': 'Only when not decoded',
   'script.form.note.placeholder': 'What changed (optional)',
   'script.form.contract':
     'decode(bytes, ctx) returns { properties, events? }; encode(command, ctx) returns an array of bytes or a hex string. log() writes debug lines.',

@@ -47,6 +47,11 @@ const zhCN = {
   'script.form.source': '源码',
   'script.form.source.required': '请输入源码',
   'script.form.note': '版本说明',
+  'script.form.keepRaw': '保留原始帧',
+  'script.form.keepRaw.help': '解析成功的上行帧也保存到设备的原始消息中；解析失败的帧总会保留。',
+  'script.info.keepRaw': '原始帧',
+  'script.info.keepRaw.on': '同时保留',
+  'script.info.keepRaw.off': '仅保留未解析的帧',
   'script.form.note.placeholder': '这次修改了什么（可选）',
   'script.form.contract':
     'decode(bytes, ctx) 返回 { properties, events? }；encode(command, ctx) 返回字节数组或十六进制字符串。用 log() 输出调试信息。',

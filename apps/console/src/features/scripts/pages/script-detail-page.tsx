@@ -189,6 +189,10 @@ export default function ScriptDetailPage() {
                 },
                 { label: t('script.info.consecutive'), value: s.consecutive_errors },
                 { label: t('script.info.avg'), value: `${s.avg_ms} ms` },
+                {
+                  label: t('script.info.keepRaw'),
+                  value: s.keep_raw ? t('script.info.keepRaw.on') : t('script.info.keepRaw.off'),
+                },
                 { label: t('script.col.updated'), value: formatTime(s.updatedat) },
                 { label: t('script.info.description'), value: s.description || '-' },
               ]}

@@ -1,4 +1,4 @@
-import { Button, Card, Form, Grid, Input, Message, Radio, Space } from '@arco-design/web-react';
+import { Button, Card, Form, Grid, Input, Message, Radio, Space, Switch } from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
@@ -20,6 +20,7 @@ interface Values {
   description: string;
   source: string;
   note: string;
+  keep_raw: boolean;
 }
 
 export const STARTER_SOURCE = `// decode: the raw bytes of an uplink -> properties (and events)
@@ -69,6 +70,7 @@ export default function ScriptEditPage() {
         name: current.name,
         description: current.description,
         source: current.source,
+        keep_raw: current.keep_raw,
       });
       setSource(current.source);
     }
@@ -83,6 +85,7 @@ export default function ScriptEditPage() {
         description: values.description ?? '',
         source,
         note: values.note ?? '',
+        keep_raw: values.keep_raw ?? false,
       };
       const saved = await save.mutateAsync(
         id === undefined
@@ -123,7 +126,13 @@ export default function ScriptEditPage() {
             <Form<Values>
               form={form}
               layout="vertical"
-              initialValues={{ scope: 'product', description: '', note: '', source: STARTER_SOURCE }}
+              initialValues={{
+                scope: 'product',
+                description: '',
+                note: '',
+                source: STARTER_SOURCE,
+                keep_raw: false,
+              }}
               onSubmit={() => void submit()}
             >
               <Grid.Row gutter={16}>
@@ -193,6 +202,14 @@ export default function ScriptEditPage() {
                   }}
                   errorLine={errorLine}
                 />
+              </Form.Item>
+              <Form.Item
+                label={t('script.form.keepRaw')}
+                field="keep_raw"
+                triggerPropName="checked"
+                extra={t('script.form.keepRaw.help')}
+              >
+                <Switch data-testid="script-keep-raw" />
               </Form.Item>
               <Form.Item label={t('script.form.note')} field="note">
                 <Input placeholder={t('script.form.note.placeholder')} maxLength={200} />

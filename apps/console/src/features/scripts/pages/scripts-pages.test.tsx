@@ -39,6 +39,7 @@ const ITEM: ScriptItem = {
   owner: 'alice',
   enabled: false,
   disabled_reason: 'failures',
+  keep_raw: false,
   version: 3,
   has_decode: true,
   has_encode: false,
@@ -169,12 +170,17 @@ describe('script editor', () => {
     });
     renderPage(ScriptEditPage, '/script/edit/:id', '/script/edit/4');
     await waitFor(() => expect(screen.getByTestId('script-editor').textContent).toContain('properties'));
+    // Keeping raw frames is switched on with the edit.
+    const keep = screen.getByTestId('script-keep-raw');
+    expect(keep.getAttribute('aria-checked')).toBe('false');
+    fireEvent.click(keep);
     fireEvent.click(screen.getByTestId('script-save'));
     expect(await screen.findByText('line 2: SyntaxError: unexpected token')).toBeTruthy();
     expect(screen.getByTestId('script-editor').getAttribute('data-error-line')).toBe('2');
     expect(calls.find((c) => c.method === 'PUT')?.body).toMatchObject({
       name: 'Frame decoder',
       source: SOURCE,
+      keep_raw: true,
     });
   });
 });
@@ -193,6 +199,7 @@ describe('script detail', () => {
     const info = screen.getByTestId('script-info');
     expect(within(info).getByText('120')).toBeTruthy();
     expect(within(info).getByText('0.042 ms')).toBeTruthy();
+    expect(within(info).getByText('Only when not decoded')).toBeTruthy();
     const errors = screen.getByTestId('script-errors');
     expect(within(errors).getByText('RangeError: bad frame')).toBeTruthy();
     expect(within(errors).getByText('SN-1')).toBeTruthy();
