@@ -21,6 +21,8 @@ import { commandGroupsRoutes } from './modules/command-groups/command-groups.rou
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { scenesRoutes } from './modules/scenes/scenes.routes';
+import { forwardingPlugin } from './modules/forwarding/forwarding.plugin';
+import { forwardingRoutes } from './modules/forwarding/forwarding.routes';
 import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
 import { deviceHostsPlugin } from './modules/device-hosts/device-hosts.plugin';
 import { deviceHostsRoutes } from './modules/device-hosts/device-hosts.routes';
@@ -203,6 +205,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(otaPlugin);
     await app.register(modbusPollingPlugin);
     await app.register(alertsPlugin);
+    await app.register(forwardingPlugin);
     await app.register(sharesPlugin);
     await app.register(dataTransmitPlugin);
     await app.register(healthRoutes);
@@ -242,6 +245,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);
     await app.register(scenesRoutes);
+    await app.register(forwardingRoutes);
     await app.register(deviceHostsRoutes);
     await app.register(dataTransmitRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });

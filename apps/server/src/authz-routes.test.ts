@@ -110,6 +110,15 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   'POST /api/scenes/import': { payload: { file: {} } },
   'POST /api/scenes/from-model': { payload: { model_id: 999999, name: 'S', bindings: {} } },
   'POST /api/scenes/{id}/widgets/{widgetId}/write': { payload: { value: 1 } },
+  'POST /api/forwarding': {
+    payload: { name: 'F', kinds: ['property'], target: { kind: 'http', url: 'http://8.8.8.8/hook' } },
+  },
+  'PUT /api/forwarding/{id}': {
+    payload: { name: 'F', kinds: ['property'], target: { kind: 'http', url: 'http://8.8.8.8/hook' } },
+  },
+  'PUT /api/forwarding/{id}/enabled': { payload: { enabled: true } },
+  'POST /api/forwarding/{id}/test': { payload: {} },
+  'POST /api/forwarding/{id}/dead/replay': { payload: {} },
   'POST /api/scenes/{id}/shares': { payload: { to: 'nobody' } },
   'POST /api/scenes/{id}/images': {
     headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },

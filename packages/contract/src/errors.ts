@@ -182,6 +182,9 @@ export const ERROR_CODES = {
   87003: entry(
     'Each edge device needs its own Modbus slave addresses',
     '每个边缘设备需要各自不同的 Modbus 从机地址',
+  86001: entry('The forwarding rule does not exist', '转发规则不存在'),
+  86002: entry('Too many forwarding rules', '转发规则数量已达上限'),
+  86003: entry('The template uses an unknown placeholder', '模板包含未知占位符'),
   ),
   87004: entry('The transmission rule does not exist', '透传规则不存在'),
   87005: entry('No edge device has this Modbus slave address', '没有边缘设备使用该 Modbus 从机地址'),

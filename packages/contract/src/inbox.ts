@@ -22,6 +22,8 @@ export type InboxCategory = (typeof INBOX_CATEGORIES)[number];
  *   `device_name` (empty unless one device); kept in the `alert` tab (device notices) so the tabs stay three.
  * - `script_disabled`: params `script_id`, `script_name`, `version`, `failures`, `error`, `line` (0: unknown); the
  *   server disabled a decoding script that failed that many times in a row (docs/scripts.md); in the `alert` tab.
+ * - `forward_paused`: params `rule_id`, `rule_name`, `error`; the server paused a forwarding rule whose target kept
+ *   failing (docs/forwarding.md); in the `alert` tab.
  */
 export const INBOX_KINDS = [
   'alert_raised',
@@ -30,6 +32,7 @@ export const INBOX_KINDS = [
   'sim_data_low',
   'share_received',
   'script_disabled',
+  'forward_paused',
 ] as const;
 export type InboxKind = (typeof INBOX_KINDS)[number];
 
@@ -40,10 +43,11 @@ export const INBOX_CATEGORY_OF: Record<InboxKind, InboxCategory> = {
   sim_data_low: 'sim',
   share_received: 'alert',
   script_disabled: 'alert',
+  forward_paused: 'alert',
 };
 
 /** What a message opens: an alert (history id), an OTA task (id), a SIM card (iccid) or a device (sn). */
-export const INBOX_TARGETS = ['alert', 'ota_task', 'sim_card', 'device', 'script'] as const;
+export const INBOX_TARGETS = ['alert', 'ota_task', 'sim_card', 'device', 'script', 'forward_rule'] as const;
 export type InboxTargetType = (typeof INBOX_TARGETS)[number];
 
 export const inboxItem = z.object({

@@ -25,6 +25,19 @@ export type DomainEvent =
    * Modbus poller took (TelemetryIngest.consumeRaw, docs/modbus-polling.md): those become values, not raw messages.
    */
   | { type: 'raw.received'; device: DeviceRef; payload: Uint8Array }
+  /**
+   * A device event (`P/up/event`) was checked against the thing model and stored (forwarding listens; the browser
+   * stream gets its own `device.event`).
+   */
+  | {
+      type: 'event.recorded';
+      device: DeviceRef;
+      event: string;
+      level: string;
+      params: Record<string, unknown>;
+      /** Device time (Unix ms). */
+      ts: number;
+    }
   /** The device answered a command (`P/up/cmd_reply`), after the command row was updated. */
   | { type: 'command.replied'; device: DeviceRef; reply: CmdReplyUp }
   /** Alert triggers were created, edited, enabled, disabled or deleted (committed) on this instance. */

@@ -400,6 +400,44 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     rule: { kind: 'share' },
     request: (c) => ({ url: '/api/share-links', payload: { sns: [c.sn], right: 'view' } }),
   },
+  // Forwarding: a rule may name the devices its owner may read, a view share included (docs/forwarding.md).
+  // The target is a public literal address: judged when saved, never contacted by these calls.
+  'POST /api/forwarding': {
+    rule: { kind: 'read' },
+    request: (c) => ({
+      url: '/api/forwarding',
+      payload: {
+        name: 'matrix',
+        kinds: ['property'],
+        sns: [c.sn],
+        target: { kind: 'http', url: 'http://8.8.8.8/hook' },
+      },
+    }),
+  },
+  'PUT /api/forwarding/:id': {
+    rule: { kind: 'read' },
+    setup: async (call) =>
+      idOf(
+        await call({
+          method: 'POST',
+          url: '/api/forwarding',
+          payload: {
+            name: 'matrix',
+            kinds: ['property'],
+            target: { kind: 'http', url: 'http://8.8.8.8/hook' },
+          },
+        }),
+      ),
+    request: (c) => ({
+      url: `/api/forwarding/${c.ownId}`,
+      payload: {
+        name: 'matrix',
+        kinds: ['property'],
+        sns: [c.sn],
+        target: { kind: 'http', url: 'http://8.8.8.8/hook' },
+      },
+    }),
+  },
   // Data transmission: a rule carries only devices its owner controls (docs/data-transmit.md).
   'POST /api/data-transmit': {
     rule: { kind: 'control' },

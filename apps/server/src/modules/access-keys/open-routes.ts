@@ -116,3 +116,5 @@ export function openRouteScope(method: string, routeUrl: string | undefined): Ac
   const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
   return OPEN_ROUTES[`${m} ${routeUrl}`];
 }
+  'POST /api/forwarding': 'forwarding rules are managed in the console, not by keys',
+  'PUT /api/forwarding/:id': 'forwarding rules are managed in the console, not by keys',

@@ -164,6 +164,12 @@ export type AuditAction =
   | 'data_transmit_create'
   | 'data_transmit_update'
   | 'data_transmit_delete'
+  // forwarding (docs/forwarding.md)
+  | 'forward_rule_create'
+  | 'forward_rule_update'
+  | 'forward_rule_delete'
+  | 'forward_rule_secret'
+  | 'forward_replay'
   // device hosts (docs/device-hosts.md)
   | 'device_host_create'
   | 'device_host_update'

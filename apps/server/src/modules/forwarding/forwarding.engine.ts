@@ -1,0 +1,568 @@
+/**
+ * The forwarding engine of one instance (docs/forwarding.md "Delivery"):
+ *
+ * - **Source**: typed domain events (`property.committed`, `event.recorded`, `presence.changed`, `raw.received`),
+ *   matched against an in-memory index of enabled rules. A rule takes a device's message only while its owner may
+ *   read the device, by the authorisation layer's rule (`ruleWatchesDevice`, with the live share from the share
+ *   audience cache), exactly as alert rules do.
+ * - **Queue**: matched messages are inserted into `forward_messages` in group commits (a BatchQueue); the row is the
+ *   durable job. Rows are written after the data they carry was stored.
+ * - **Delivery**: the `forwarding` job kind (src/jobs): a claim takes only the oldest undelivered row of each rule
+ *   and device (so a device's next message waits for the previous one), under a lease, attempt counted. Success
+ *   deletes the row and counts it (group commits again); failure retries after the job layer's backoff, and a
+ *   refusal (4xx, a refused address) or the last attempt makes it a dead letter. A rule whose target has failed
+ *   without a success for `pauseAfterMs` is paused and its owner told in the message box; queued messages wait.
+ * - **At least once**: a crash after the receiver took a message and before the row was deleted sends it again
+ *   with the same `x-cellhub-message-id`; receivers drop repeats by that key.
+ */
+import { randomUUID } from 'node:crypto';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { ForwardKind, ForwardMessage } from '@cellhub/contract/forwarding';
+import { liveShare, ruleWatchesDevice, type DeviceAccessRow, type Subject } from '../../lib/authz';
+import type { Deps } from '../../lib/deps';
+import { decideRetry, type BackoffPolicy } from '../../jobs/backoff';
+import { BatchQueue } from '../../jobs/batch-queue';
+import { startPeriodic, type Periodic } from '../../jobs/periodic';
+import { JobWorker, type JobKind } from '../../jobs/worker';
+import type { PropertyItem } from '../../realtime/domain-events';
+import type { DeviceRef } from '../devices/device-ref';
+import { addInboxMessages } from '../inbox/inbox.service';
+import { users } from '../users/users.table';
+import { MqttTargets, sendHttp, type LoadedTarget, type SendOutcome } from './forward-send';
+import {
+  forwardMessages,
+  type ForwardMessageRow,
+  forwardRules,
+  forwardStats,
+  type ForwardRuleRow,
+  type StoredTarget,
+} from './forwarding.table';
+
+export const FORWARDING_KIND = 'forwarding';
+/** Rule changes, from any instance: every engine reads its index again. */
+export const FORWARD_RULES_CHANNEL = 'cellhub_forward_rules';
+
+export interface ForwardingOptions {
+  concurrency: number;
+  pollMs: number;
+  leaseMs: number;
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+  /** A target failing without a success this long pauses the rule. */
+  pauseAfterMs: number;
+  timeoutMs: number;
+  /** Safety-net re-read of the rule index. */
+  reloadMs: number;
+  /** Messages waiting to be inserted at most (beyond: counted as dropped and logged). */
+  maxQueued: number;
+}
+
+export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
+  concurrency: 16,
+  pollMs: 1000,
+  leaseMs: 60_000,
+  maxAttempts: 16,
+  backoff: { baseMs: 1000, maxMs: 300_000 },
+  pauseAfterMs: 10 * 60_000,
+  timeoutMs: 10_000,
+  reloadMs: 30_000,
+  maxQueued: 50_000,
+};
+
+interface RuleEntry extends LoadedTarget {
+  uid: number;
+  name: string;
+  owner: Subject;
+  productKey: string | null;
+  sns: Set<string> | null;
+  kinds: Set<ForwardKind>;
+  paused: boolean;
+}
+
+type NewMessage = typeof forwardMessages.$inferInsert;
+
+interface Done {
+  row: ForwardMessageRow;
+  latencyMs: number;
+}
+
+/** Contexts of the sealed columns: a sealed secret copied into another column does not open. */
+export const SECRET_CONTEXT = 'forward_rules.secret';
+export const PASSWORD_CONTEXT = 'forward_rules.password';
+
+const minute = (d: Date) => new Date(Math.floor(d.getTime() / 60_000) * 60_000);
+
+/** Opens a rule row's secrets for delivery. */
+export function loadTarget(deps: Pick<Deps, 'box'>, row: ForwardRuleRow): LoadedTarget {
+  return {
+    ruleId: row.id,
+    target: row.target,
+    secret: deps.box.decrypt(row.secret, SECRET_CONTEXT),
+    password: row.password ? deps.box.decrypt(row.password, PASSWORD_CONTEXT) : null,
+  };
+}
+
+export class ForwardingEngine {
+  readonly options: ForwardingOptions;
+  readonly worker: JobWorker<ForwardMessageRow>;
+  readonly mqtt: MqttTargets;
+  /** Totals of this instance, for tests and the bench. */
+  readonly stats = { queued: 0, dropped: 0, delivered: 0, failed: 0, dead: 0 };
+  private rules = new Map<number, RuleEntry>();
+  private readonly inserts: BatchQueue<NewMessage>;
+  private readonly done: BatchQueue<Done>;
+  private readonly unsubscribe: (() => void)[] = [];
+  private reloader: Periodic | undefined;
+  private reloading: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: Deps,
+    options: Partial<ForwardingOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_FORWARDING_OPTIONS, ...options };
+    this.mqtt = new MqttTargets(() => this.policy());
+    this.inserts = new BatchQueue<NewMessage>({
+      name: 'forwarding.inserts',
+      maxBatch: 500,
+      maxDelayMs: 5,
+      maxQueued: this.options.maxQueued,
+      whenFull: 'refuse',
+      run: async (items) => {
+        await this.deps.db.insert(forwardMessages).values([...items]);
+        this.worker.wake();
+      },
+      onError: (err, items) => {
+        this.stats.dropped += items.length;
+        this.deps.log.error({ err, count: items.length }, 'forwarding: queueing messages failed');
+      },
+    });
+    this.done = new BatchQueue<Done>({
+      name: 'forwarding.done',
+      maxBatch: 200,
+      maxDelayMs: 2,
+      maxQueued: 10_000,
+      run: (items) => this.markDelivered(items),
+    });
+    this.worker = new JobWorker(this.kind(), {
+      log: deps.log,
+      channels: deps.channels,
+      concurrency: this.options.concurrency,
+      pollMs: this.options.pollMs,
+    });
+  }
+
+  private policy() {
+    return { allow: this.deps.config.outboundAllow, timeoutMs: this.options.timeoutMs };
+  }
+
+  // --- lifecycle ----------------------------------------------------------------------------------------------------
+
+  async start(): Promise<void> {
+    await this.reload();
+    const { events, channels } = this.deps;
+    this.unsubscribe.push(
+      events.on('property.committed', (e) => this.onProperty(e.device, e.items)),
+      events.on('event.recorded', (e) =>
+        this.queue(e.device, 'event', e.ts, { event: e.event, level: e.level, params: e.params }),
+      ),
+      events.on('presence.changed', (e) =>
+        this.queue(e.device, e.online ? 'online' : 'offline', Date.parse(e.at) || this.deps.now().getTime(), {
+          online: e.online,
+          ...(e.reason === undefined ? {} : { reason: e.reason }),
+        }),
+      ),
+      events.on('raw.received', (e) =>
+        this.queue(e.device, 'raw', this.deps.now().getTime(), {
+          hex: Buffer.from(e.payload).toString('hex'),
+        }),
+      ),
+      // A share given or ended changes what rules may read: the audience cache decides at event time already.
+      channels.listen(FORWARD_RULES_CHANNEL, () => void this.reload()),
+    );
+    this.unsubscribe.push(channels.onReconnect(() => void this.reload()));
+    this.reloader = startPeriodic({
+      name: 'forwarding.rules',
+      everyMs: this.options.reloadMs,
+      run: () => this.reload(),
+      log: this.deps.log,
+    });
+    this.worker.start();
+  }
+
+  async close(): Promise<void> {
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.reloader?.stop();
+    await this.inserts.stop().catch(() => undefined);
+    await this.worker.stop();
+    await this.done.stop().catch(() => undefined);
+    this.mqtt.close();
+  }
+
+  /** Tests: waits until queued inserts are written and the worker's round and handlers ended. */
+  async idle(): Promise<void> {
+    await this.inserts.flush();
+    await this.worker.settle();
+    await this.done.flush();
+  }
+
+  /** Reads the enabled rules again (after a change on any instance, and every `reloadMs`). */
+  reload(): Promise<void> {
+    this.reloading ??= this.readRules().finally(() => {
+      this.reloading = undefined;
+    });
+    return this.reloading;
+  }
+
+  private async readRules(): Promise<void> {
+    const rows = await this.deps.db
+      .select({ rule: forwardRules, role: users.role })
+      .from(forwardRules)
+      .innerJoin(users, eq(users.id, forwardRules.uid))
+      .where(eq(forwardRules.enabled, true));
+    const next = new Map<number, RuleEntry>();
+    for (const { rule, role } of rows) {
+      try {
+        next.set(rule.id, {
+          ...loadTarget(this.deps, rule),
+          uid: rule.uid,
+          name: rule.name,
+          owner: { uid: rule.uid, role },
+          productKey: rule.productKey,
+          sns: rule.sns.length > 0 ? new Set(rule.sns) : null,
+          kinds: new Set(rule.kinds),
+          paused: rule.pausedAt !== null,
+        });
+      } catch (err) {
+        this.deps.log.warn({ err, rule: rule.id }, 'forwarding: a rule could not be loaded');
+      }
+    }
+    this.rules = next;
+  }
+
+  // --- source -------------------------------------------------------------------------------------------------------
+
+  private onProperty(device: DeviceRef, items: readonly PropertyItem[]): void {
+    for (const item of items) this.queue(device, 'property', item.ts, { params: item.params });
+  }
+
+  /** The device as the layer sees it for a rule of `ownerUid` (with the live share the owner holds on it). */
+  private watched(ownerUid: number, device: DeviceRef): DeviceAccessRow {
+    if (device.uid === ownerUid || device.uid === null) return device;
+    const grant = this.deps.caches.shares
+      .grantsOf(device.sn)
+      .find((g) => g.uid === ownerUid && g.ownerUid === device.uid);
+    const shared = liveShare(grant, this.deps.now());
+    return shared ? { uid: device.uid, shared } : device;
+  }
+
+  private queue(device: DeviceRef, kind: ForwardKind, ts: number, data: Record<string, unknown>): void {
+    if (this.rules.size === 0) return;
+    let storedAt: Date | undefined;
+    for (const rule of this.rules.values()) {
+      if (!rule.kinds.has(kind)) continue;
+      if (rule.productKey !== null && rule.productKey !== device.productKey) continue;
+      if (rule.sns !== null && !rule.sns.has(device.sn)) continue;
+      if (!ruleWatchesDevice(rule.owner, this.watched(rule.uid, device))) continue;
+      storedAt ??= this.deps.now();
+      const message: ForwardMessage = {
+        id: randomUUID(),
+        rule_id: rule.ruleId,
+        kind,
+        product_key: device.productKey,
+        sn: device.sn,
+        ts,
+        stored_at: storedAt.toISOString(),
+        data,
+      };
+      const queued = this.inserts.post({
+        ruleId: rule.ruleId,
+        deviceId: device.id,
+        sn: device.sn,
+        kind,
+        messageId: message.id,
+        message,
+        storedAt,
+        runAt: storedAt,
+      });
+      if (queued) this.stats.queued++;
+      else {
+        this.stats.dropped++;
+        this.deps.log.warn({ rule: rule.ruleId, sn: device.sn }, 'forwarding: queue full, message dropped');
+      }
+    }
+  }
+
+  // --- the job kind -------------------------------------------------------------------------------------------------
+
+  private kind(): JobKind<ForwardMessageRow> {
+    return {
+      name: FORWARDING_KIND,
+      claim: (limit) => this.claim(limit),
+      run: (row, ctx) => this.run(row, ctx.signal),
+      release: async (rows) => {
+        if (rows.length === 0) return;
+        await this.deps.db
+          .update(forwardMessages)
+          .set({ status: 'pending', lockedUntil: null, attempts: sql`${forwardMessages.attempts} - 1` })
+          .where(
+            and(
+              inArray(
+                forwardMessages.id,
+                rows.map((r) => r.id),
+              ),
+              eq(forwardMessages.status, 'taken'),
+            ),
+          );
+      },
+    };
+  }
+
+  /**
+   * The oldest undelivered row of each rule and device (running, not paused) when it is due: pending and past
+   * `run_at`, or taken with its lease run out. A head still under lease holds its device back.
+   */
+  private async claim(limit: number): Promise<ForwardMessageRow[]> {
+    const now = this.deps.now();
+    const dueBy = new Date(now.getTime() + 1).toISOString();
+    const lease = new Date(now.getTime() + this.options.leaseMs);
+    return this.deps.db.transaction(async (tx) => {
+      const heads = (
+        (await tx.execute(sql`
+          select h.id from (
+            select distinct on (m.rule_id, m.device_id) m.id, m.rule_id, m.status, m.run_at, m.locked_until
+            from forward_messages m
+            where m.status in ('pending', 'taken')
+            order by m.rule_id, m.device_id, m.id
+          ) h
+          join forward_rules r on r.id = h.rule_id and r.enabled and r.paused_at is null
+          where (h.status = 'pending' and h.run_at < ${dueBy}::timestamptz)
+             or (h.status = 'taken' and h.locked_until < ${now.toISOString()}::timestamptz)
+          order by h.id
+          limit ${limit}
+        `)) as unknown as { rows: { id: number | string }[] }
+      ).rows.map((r) => Number(r.id));
+      if (heads.length === 0) return [];
+      const locked = await tx
+        .select({
+          id: forwardMessages.id,
+          attempts: forwardMessages.attempts,
+          status: forwardMessages.status,
+        })
+        .from(forwardMessages)
+        .where(inArray(forwardMessages.id, heads))
+        .for('update', { skipLocked: true });
+      const exhausted = locked.filter((r) => r.status === 'taken' && r.attempts >= this.options.maxAttempts);
+      if (exhausted.length > 0) {
+        await tx
+          .update(forwardMessages)
+          .set({
+            status: 'dead',
+            lockedUntil: null,
+            diedAt: now,
+            lastError: sql`'interrupted during the last try (' || coalesce(${forwardMessages.lastError}, 'worker stopped') || ')'`,
+          })
+          .where(
+            inArray(
+              forwardMessages.id,
+              exhausted.map((r) => r.id),
+            ),
+          );
+      }
+      const take = locked.filter((r) => !exhausted.includes(r)).map((r) => r.id);
+      if (take.length === 0) return [];
+      // Re-checked under the lock: another instance may have claimed or finished one since the heads were read.
+      return tx
+        .update(forwardMessages)
+        .set({ status: 'taken', attempts: sql`${forwardMessages.attempts} + 1`, lockedUntil: lease })
+        .where(
+          and(
+            inArray(forwardMessages.id, take),
+            sql`((${forwardMessages.status} = 'pending' and ${forwardMessages.runAt} < ${dueBy}::timestamptz)
+              or (${forwardMessages.status} = 'taken' and ${forwardMessages.lockedUntil} < ${now.toISOString()}::timestamptz))`,
+          ),
+        )
+        .returning();
+    });
+  }
+
+  private ruleFor(row: ForwardMessageRow): RuleEntry | undefined {
+    return this.rules.get(row.ruleId);
+  }
+
+  /** Sends one message to a rule's target (also the test send's path). */
+  send(rule: LoadedTarget, message: ForwardMessage, signal?: AbortSignal): Promise<SendOutcome> {
+    return rule.target.kind === 'http'
+      ? sendHttp(this.policy(), rule, message, signal)
+      : this.mqtt.send(rule, message);
+  }
+
+  private async run(row: ForwardMessageRow, signal: AbortSignal): Promise<void> {
+    let rule = this.ruleFor(row);
+    if (!rule) {
+      // Changed on another instance a moment ago, or disabled: read again before judging.
+      await this.reload();
+      rule = this.ruleFor(row);
+    }
+    if (!rule) {
+      // Disabled or deleted: give the row back unclaimed; the claim will not take it while the rule is off.
+      await this.deps.db
+        .update(forwardMessages)
+        .set({ status: 'pending', lockedUntil: null, attempts: sql`${forwardMessages.attempts} - 1` })
+        .where(this.mine(row));
+      return;
+    }
+    const outcome = await this.send(rule, row.message, signal);
+    if (signal.aborted) return;
+    if (outcome.ok) {
+      this.stats.delivered++;
+      await this.done.add({
+        row,
+        latencyMs: Math.max(0, this.deps.now().getTime() - row.storedAt.getTime()),
+      });
+      // The device's next message is due now; look at once instead of at the next poll.
+      this.worker.wake();
+      return;
+    }
+    await this.markFailed(rule, row, outcome);
+    this.worker.wake();
+  }
+
+  private mine(row: ForwardMessageRow) {
+    return and(
+      eq(forwardMessages.id, row.id),
+      eq(forwardMessages.status, 'taken'),
+      eq(forwardMessages.attempts, row.attempts),
+    );
+  }
+
+  /** Deletes delivered rows that are still ours, counts them, and ends their rules' runs of failures. */
+  private async markDelivered(items: readonly Done[]): Promise<void> {
+    const now = this.deps.now();
+    const bucket = minute(now);
+    await this.deps.db.transaction(async (tx) => {
+      const pairs = sql.join(
+        items.map((d) => sql`(${d.row.id}::bigint, ${d.row.attempts}::int)`),
+        sql`, `,
+      );
+      const deleted = await tx
+        .delete(forwardMessages)
+        .where(
+          and(
+            eq(forwardMessages.status, 'taken'),
+            sql`(${forwardMessages.id}, ${forwardMessages.attempts}) in (${pairs})`,
+          ),
+        )
+        .returning({ id: forwardMessages.id });
+      const gone = new Set(deleted.map((d) => Number(d.id)));
+      const perRule = new Map<number, { n: number; sum: number; max: number }>();
+      for (const d of items) {
+        if (!gone.has(d.row.id)) continue;
+        const s = perRule.get(d.row.ruleId) ?? { n: 0, sum: 0, max: 0 };
+        s.n++;
+        s.sum += d.latencyMs;
+        s.max = Math.max(s.max, d.latencyMs);
+        perRule.set(d.row.ruleId, s);
+      }
+      if (perRule.size === 0) return;
+      await tx
+        .insert(forwardStats)
+        .values(
+          [...perRule].map(([ruleId, s]) => ({
+            ruleId,
+            bucket,
+            delivered: s.n,
+            latencySum: s.sum,
+            latencyMax: Math.min(s.max, 2_147_483_647),
+          })),
+        )
+        .onConflictDoUpdate({
+          target: [forwardStats.ruleId, forwardStats.bucket],
+          set: {
+            delivered: sql`${forwardStats.delivered} + excluded.delivered`,
+            latencySum: sql`${forwardStats.latencySum} + excluded.latency_sum`,
+            latencyMax: sql`greatest(${forwardStats.latencyMax}, excluded.latency_max)`,
+          },
+        });
+      await tx
+        .update(forwardRules)
+        .set({ failingSince: null })
+        .where(
+          and(inArray(forwardRules.id, [...perRule.keys()]), sql`${forwardRules.failingSince} is not null`),
+        );
+    });
+  }
+
+  private async markFailed(rule: RuleEntry, row: ForwardMessageRow, outcome: SendOutcome): Promise<void> {
+    const now = this.deps.now();
+    const error = (outcome.error ?? 'failed').slice(0, 500);
+    const decision = decideRetry(
+      this.options.backoff,
+      { attempts: row.attempts, maxAttempts: this.options.maxAttempts },
+      outcome.retryable,
+    );
+    let paused = false;
+    await this.deps.db.transaction(async (tx) => {
+      const changed = await tx
+        .update(forwardMessages)
+        .set(
+          decision.retry
+            ? {
+                status: 'pending',
+                lockedUntil: null,
+                lastError: error,
+                runAt: new Date(now.getTime() + decision.delayMs),
+              }
+            : { status: 'dead', lockedUntil: null, lastError: error, diedAt: now },
+        )
+        .where(this.mine(row))
+        .returning({ id: forwardMessages.id });
+      if (changed.length === 0) return;
+      await tx
+        .insert(forwardStats)
+        .values({ ruleId: row.ruleId, bucket: minute(now), failed: 1, dead: decision.retry ? 0 : 1 })
+        .onConflictDoUpdate({
+          target: [forwardStats.ruleId, forwardStats.bucket],
+          set: {
+            failed: sql`${forwardStats.failed} + 1`,
+            dead: sql`${forwardStats.dead} + excluded.dead`,
+          },
+        });
+      const [r] = await tx
+        .update(forwardRules)
+        .set({
+          failingSince: sql`coalesce(${forwardRules.failingSince}, ${now.toISOString()}::timestamptz)`,
+          lastError: error,
+        })
+        .where(eq(forwardRules.id, row.ruleId))
+        .returning({ failingSince: forwardRules.failingSince });
+      if (!r?.failingSince || now.getTime() - r.failingSince.getTime() < this.options.pauseAfterMs) return;
+      const pausedRows = await tx
+        .update(forwardRules)
+        .set({ pausedAt: now, pausedReason: error })
+        .where(
+          and(eq(forwardRules.id, row.ruleId), isNull(forwardRules.pausedAt), eq(forwardRules.enabled, true)),
+        )
+        .returning({ id: forwardRules.id });
+      if (pausedRows.length === 0) return;
+      paused = true;
+      await addInboxMessages(tx, [
+        {
+          uid: rule.uid,
+          kind: 'forward_paused',
+          params: { rule_id: rule.ruleId, rule_name: rule.name, error },
+          target: { type: 'forward_rule', key: String(rule.ruleId) },
+          dedupeKey: `forward_paused:${rule.ruleId}:${now.getTime()}`,
+        },
+      ]);
+    });
+    if (decision.retry) this.stats.failed++;
+    else this.stats.dead++;
+    if (paused) {
+      this.deps.log.warn({ rule: rule.ruleId, error }, 'forwarding: rule paused, its target keeps failing');
+      rule.paused = true;
+      await this.deps.channels.notify(FORWARD_RULES_CHANNEL, '').catch(() => undefined);
+    }
+  }
+}
+
+export type { StoredTarget };
