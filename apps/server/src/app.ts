@@ -21,6 +21,8 @@ import { commandGroupsRoutes } from './modules/command-groups/command-groups.rou
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { scenesRoutes } from './modules/scenes/scenes.routes';
+import { gatewayRulesRoutes } from './modules/gateway-rules/gateway-rules.routes';
+import { subDeviceLink } from './modules/gateway-rules/sub-devices';
 import { forwardingPlugin } from './modules/forwarding/forwarding.plugin';
 import { forwardingRoutes } from './modules/forwarding/forwarding.routes';
 import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
@@ -160,7 +162,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   const gateway = new DeviceGateway(deps);
   // Devices registered on a device host (socket-mode DTUs) take their downlinks on their socket; the rest on MQTT.
   const deviceHosts = new DeviceHostManager(deps, gateway);
-  deps.link = deviceHosts.link(gateway);
+  // Sub-devices take their downlinks through their gateway (modules/gateway-rules).
+  deps.link = subDeviceLink(deviceHosts.link(gateway), gateway.subs, gateway.telemetry.scripts);
   app.decorate('deps', deps);
 
   const purge = setInterval(() => {
@@ -245,6 +248,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);
     await app.register(scenesRoutes);
+    await app.register(gatewayRulesRoutes);
     await app.register(forwardingRoutes);
     await app.register(deviceHostsRoutes);
     await app.register(dataTransmitRoutes);

@@ -967,6 +967,63 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { url: '/api/scenes/1/shares/x' },
   },
+  // gateway rules (docs/gateway-rules.md)
+  {
+    method: 'GET',
+    path: '/api/gateway-rules',
+    url: '/api/gateway-rules',
+    auth: 'user',
+    bad: { query: { per_page: '1000' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/gateway-rules/candidates',
+    url: '/api/gateway-rules/candidates?nodetype=gateway',
+    auth: 'user',
+    bad: { url: '/api/gateway-rules/candidates?nodetype=direct' },
+  },
+  {
+    method: 'POST',
+    path: '/api/gateway-rules',
+    url: '/api/gateway-rules',
+    auth: 'user',
+    bad: { payload: { name: 'R', gateway_sn: 'bad sn' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/gateway-rules/{id}',
+    url: '/api/gateway-rules/1',
+    auth: 'user',
+    bad: { url: '/api/gateway-rules/abc' },
+  },
+  {
+    method: 'PUT',
+    path: '/api/gateway-rules/{id}',
+    url: '/api/gateway-rules/1',
+    auth: 'user',
+    bad: { payload: { name: '' } },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/gateway-rules/{id}',
+    url: '/api/gateway-rules/1',
+    auth: 'user',
+    bad: { url: '/api/gateway-rules/0' },
+  },
+  {
+    method: 'POST',
+    path: '/api/gateway-rules/{id}/bind',
+    url: '/api/gateway-rules/1/bind',
+    auth: 'user',
+    bad: { payload: { sub_devices: [] } },
+  },
+  {
+    method: 'POST',
+    path: '/api/gateway-rules/{id}/unbind',
+    url: '/api/gateway-rules/1/unbind',
+    auth: 'user',
+    bad: { payload: { sns: ['bad sn'] } },
+  },
   // data transmission (docs/data-transmit.md)
   {
     method: 'GET',

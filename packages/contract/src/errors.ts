@@ -172,6 +172,15 @@ export const ERROR_CODES = {
     '设备通过设备主机连接，仅支持指令和透传数据',
   ),
   // contract: gateway rules and sub-devices (docs/gateway-rules.md) — 85001-85099
+  85001: entry('The gateway rule does not exist', '网关规则不存在'),
+  85002: entry('The device is not a gateway', '该设备不是网关设备'),
+  85003: entry('The gateway already has a rule', '该网关已有网关规则'),
+  85004: entry('The device is not a sub-device', '该设备不是子设备'),
+  85005: entry('The sub-device is bound to another gateway', '该子设备已绑定其他网关'),
+  85006: entry('The sub-device is not bound to this gateway', '该子设备未绑定此网关'),
+  85007: entry('The gateway and the sub-device belong to different owners', '网关与子设备不属于同一用户'),
+  85008: entry('The gateway has too many sub-devices', '网关子设备数量已达上限'),
+  85009: entry('A sub-device cannot be upgraded through its gateway', '子设备不支持通过网关升级'),
   // contract: forwarding to other systems (docs/forwarding.md) — 86001-86099
   // contract: data transmission between devices (docs/data-transmit.md) — 87001-87099
   87001: entry(

@@ -11,6 +11,24 @@ export const SN_RULE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 export const PRODUCT_KEY_RULE = /^[A-Za-z0-9][A-Za-z0-9_-]{3,31}$/;
 export const PROPERTY_KEY_RULE = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
+/**
+ * A gateway speaks for the sub-devices bound to it (docs/gateway-rules.md) on its own topics, naming the sub-device
+ * in a `sub` field of the payload: `P/up/sub_property` `{"sub": "<sub sn>", "params": {...}}` and so on.
+ */
+export const SUB_UP_KINDS = [
+  'sub_property',
+  'sub_status',
+  'sub_raw',
+  'sub_event',
+  'sub_config',
+  'sub_cmd_reply',
+] as const;
+export type SubUpKind = (typeof SUB_UP_KINDS)[number];
+export const SUB_DOWN_KINDS = ['sub_cmd', 'sub_raw', 'sub_config'] as const;
+export type SubDownKind = (typeof SUB_DOWN_KINDS)[number];
+export const isSubUpKind = (kind: string): kind is SubUpKind =>
+  (SUB_UP_KINDS as readonly string[]).includes(kind);
+
 export const UP_KINDS = [
   'property',
   'info',
@@ -21,9 +39,19 @@ export const UP_KINDS = [
   'ota',
   'raw',
   'event',
+  ...SUB_UP_KINDS,
 ] as const;
 export type UpKind = (typeof UP_KINDS)[number];
-export const DOWN_KINDS = ['property_reply', 'config', 'cmd', 'ota', 'raw'] as const;
+export const DOWN_KINDS = [
+  'property_reply',
+  'config',
+  'cmd',
+  'ota',
+  'raw',
+  // remote tunnels (docs/tunnels.md): open a reverse connection
+  'tunnel',
+  ...SUB_DOWN_KINDS,
+] as const;
 export type DownKind = (typeof DOWN_KINDS)[number];
 
 /** `dev/{product_key}/{sn}`: the prefix P of every device topic. */
@@ -146,6 +174,51 @@ export const cmdReplyUp = z.object({
   data: text().max(8192).optional(),
 });
 export type CmdReplyUp = z.infer<typeof cmdReplyUp>;
+
+/** The sub-device a gateway speaks for: its sn, bound to the gateway by a gateway rule. */
+const subSn = text().regex(SN_RULE);
+/** A sub-device's raw bytes travel as hex in JSON: twice the bytes (64 KB, as `P/up/raw`). */
+export const MAX_SUB_RAW_HEX = 2 * 64 * 1024;
+/** Hex bytes of a sub-device's serial data (`sub_raw`, both ways): even length, no `0x`, at most 64 KB. */
+const subRawData = text()
+  .max(MAX_SUB_RAW_HEX)
+  .regex(/^(?:[0-9A-Fa-f]{2})+$/);
+/** `P/up/sub_property`: `P/up/property` with `sub`; `id` is answered on the gateway's `P/down/property_reply`. */
+export const subPropertyUp = z.union([
+  z.object({ sub: subSn, id: messageId.optional(), ts: unixMs.optional(), params }),
+  z.object({
+    sub: subSn,
+    id: messageId.optional(),
+    items: z
+      .array(z.object({ ts: unixMs, params }))
+      .min(1)
+      .max(1000),
+  }),
+]);
+export type SubPropertyUp = z.infer<typeof subPropertyUp>;
+/** `P/up/sub_status`: the gateway says whether the sub-device answers it. */
+export const subStatusUp = z.object({ sub: subSn, online: z.union([z.literal(0), z.literal(1)]) });
+/** `P/up/sub_raw` and `P/down/sub_raw`: bytes from / for the sub-device, as hex. */
+export const subRawMessage = z.object({ sub: subSn, data: subRawData });
+export type SubRawMessage = z.infer<typeof subRawMessage>;
+/** `P/up/sub_event`: `P/up/event` with `sub`. */
+export const subEventUp = z.object({ sub: subSn }).loose();
+/** `P/up/sub_config` and `P/down/sub_config`: `P/up/config` / `P/down/config` with `sub`. */
+export const subConfigMessage = z.object({
+  sub: subSn,
+  version: z.number().int().min(0),
+  config: deviceConfig,
+});
+/** `P/down/sub_cmd`: `P/down/cmd` with `sub`; answered on `P/up/sub_cmd_reply`. */
+export const subCmdDown = z.object({ sub: subSn, id: text(), type: commandType, data: text() });
+export type SubCmdDown = z.infer<typeof subCmdDown>;
+export const subCmdReplyUp = z.object({
+  sub: subSn,
+  id: text().min(1).max(64),
+  code: z.number().int(),
+  data: text().max(8192).optional(),
+});
+export type SubCmdReplyUp = z.infer<typeof subCmdReplyUp>;
 
 export const otaDown = z.object({
   id: text(),

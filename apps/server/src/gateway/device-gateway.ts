@@ -6,6 +6,7 @@ import {
   type DownKind,
   downTopic,
   infoUp,
+  isSubUpKind,
   isUpKind,
   MAX_PAYLOAD_BYTES,
   otaUp,
@@ -24,6 +25,7 @@ import type { DeviceRef } from '../modules/devices/device-ref';
 import { encodeCommand } from '../modules/scripts/script-commands';
 import { TelemetryIngest } from '../modules/telemetry/telemetry-ingest';
 import { recordDeviceEvent } from '../modules/thing-model/device-events.service';
+import { SubDeviceRouter } from '../modules/gateway-rules/sub-devices';
 import { Rejection } from '../lib/rejection';
 import type { DeviceLink } from './device-link';
 import { DeviceAuthCache } from './device-auth';
@@ -104,6 +106,8 @@ export class DeviceGateway implements DeviceLink {
   /** This instance's heartbeat and the sweep of connections nobody holds any more. */
   readonly keeper: PresenceKeeper;
   readonly infos: InfoWriter;
+  /** Sub-devices that gateway devices speak for (modules/gateway-rules, docs/gateway-rules.md). */
+  readonly subs: SubDeviceRouter;
   readonly options: GatewayOptions;
   /** Counters for health and benchmarks. */
   readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0 };
@@ -136,6 +140,7 @@ export class DeviceGateway implements DeviceLink {
     this.presence = new PresenceWriter(deps);
     this.keeper = new PresenceKeeper(deps, { ...DEFAULT_PRESENCE_OPTIONS }, () => this.restoreLive());
     this.infos = new InfoWriter(deps);
+    this.subs = new SubDeviceRouter(deps, this);
     this.timer = setInterval(() => void this.flushCounters(), 1000);
     this.timer.unref();
     this.commandTimer = setInterval(() => {
@@ -401,6 +406,7 @@ export class DeviceGateway implements DeviceLink {
       return;
     }
     const json = parseJson(payload);
+    if (isSubUpKind(kind)) return this.subs.uplink(device, kind, json);
     switch (kind) {
       case 'property':
         return this.properties(device, json);
@@ -486,6 +492,7 @@ export class DeviceGateway implements DeviceLink {
   async close(): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.commandTimer);
+    await this.subs.settle();
     await this.telemetry.close();
     await Promise.all([...this.chains.values()]);
     await this.presence.drain();

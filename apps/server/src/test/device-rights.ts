@@ -396,6 +396,11 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     rule: { kind: 'share' },
     request: (c) => ({ url: '/api/shares', payload: { sns: [c.sn], to: c.otherUsername, right: 'view' } }),
   },
+  // The matrix device is no gateway: whoever may manage it gets 85002, which is no refusal.
+  'POST /api/gateway-rules': {
+    rule: { kind: 'manage' },
+    request: (c) => ({ url: '/api/gateway-rules', payload: { name: 'Matrix', gateway_sn: c.sn } }),
+  },
   'POST /api/share-links': {
     rule: { kind: 'share' },
     request: (c) => ({ url: '/api/share-links', payload: { sns: [c.sn], right: 'view' } }),
@@ -458,6 +463,8 @@ export const NOT_DEVICE_RIGHTS: Record<string, string> = {
   'GET /api/shares/incoming': 'shares received by the caller, filtered by sn',
   'GET /api/alert/triggers': 'the caller\u2019s own alert rules, filtered by sn',
   'GET /api/alert/history': 'the caller\u2019s own alert history, filtered by sn',
+  'POST /api/gateway-rules/:id/unbind':
+    'sns name sub-devices of a rule the caller must manage (its gateway decides); gateway-rules.test.ts',
   'POST /api/scripts/test-run':
     'sn is only a label in the sample context handed to the script; no device is read',
 };

@@ -36,6 +36,14 @@ export const OPEN_ROUTES: Readonly<Record<string, AccessScope>> = {
   // devices: the command groups of a device's product (offered to whoever may send them), and sending one
   'GET /api/devices/:sn/command-groups': 'devices:control',
   'POST /api/devices/:sn/command-groups/commands/:cmdId/send': 'devices:control',
+  // gateway rules: of the gateways the owner may view (read) or manage (write), with their sub-devices
+  'GET /api/gateway-rules': 'devices:read',
+  'GET /api/gateway-rules/:id': 'devices:read',
+  'POST /api/gateway-rules': 'devices:write',
+  'PUT /api/gateway-rules/:id': 'devices:write',
+  'DELETE /api/gateway-rules/:id': 'devices:write',
+  'POST /api/gateway-rules/:id/bind': 'devices:write',
+  'POST /api/gateway-rules/:id/unbind': 'devices:write',
   // OTA: firmware the caller may use, and tasks over their devices
   'GET /api/firmware/versions/usable': 'ota',
   'GET /api/ota/tasks': 'ota',

@@ -160,6 +160,12 @@ export type AuditAction =
   | 'scene_share'
   | 'scene_unshare'
   | 'scene_write'
+  // gateway rules (docs/gateway-rules.md)
+  | 'gateway_rule_create'
+  | 'gateway_rule_update'
+  | 'gateway_rule_delete'
+  | 'gateway_rule_bind'
+  | 'gateway_rule_unbind'
   // data transmission rules (docs/data-transmit.md)
   | 'data_transmit_create'
   | 'data_transmit_update'
