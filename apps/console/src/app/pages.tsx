@@ -124,6 +124,8 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   AccessKeyDetail: () => import('../features/access-keys/pages/access-key-detail-page'),
   Share: () => import('../features/shares/pages/share-page'),
   MyShareList: () => import('../features/shares/pages/my-share-list-page'),
+  DeviceHostList: () => import('../features/device-hosts/pages/device-host-list-page'),
+  DeviceHostDetail: () => import('../features/device-hosts/pages/device-host-detail-page'),
 };
 
 export function pageLoader(name: string): PageLoader {

@@ -243,6 +243,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'deviceDetail.config.socket.heartbeatData': 'Heartbeat data',
   'deviceDetail.config.socket.registration': 'Registration package',
   'deviceDetail.config.socket.registrationData': 'Registration data',
+  'deviceDetail.config.socket.host.pick': 'Point at a device host…',
+  'deviceDetail.config.socket.host.pointing': 'Device host: {name}',
   'deviceDetail.config.aliyun.mode': 'Mode',
   'deviceDetail.config.aliyun.mode.off': 'Off',
   'deviceDetail.config.aliyun.mode.direct': 'Direct',

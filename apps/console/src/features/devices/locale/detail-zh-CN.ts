@@ -238,6 +238,8 @@ const zhCN = {
   'deviceDetail.config.socket.heartbeatData': '心跳内容',
   'deviceDetail.config.socket.registration': '注册包',
   'deviceDetail.config.socket.registrationData': '注册包内容',
+  'deviceDetail.config.socket.host.pick': '指向设备主机…',
+  'deviceDetail.config.socket.host.pointing': '设备主机：{name}',
   'deviceDetail.config.aliyun.mode': '模式',
   'deviceDetail.config.aliyun.mode.off': '关闭',
   'deviceDetail.config.aliyun.mode.direct': '直连',

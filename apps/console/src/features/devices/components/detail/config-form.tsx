@@ -25,6 +25,7 @@ import {
   toFormValues,
 } from './config-model';
 import styles from './detail.module.css';
+import { SocketHostPicker } from './socket-host-picker';
 
 const { Row, Col } = Grid;
 const GROUPS = ['global', 'mqtt', 'serial', 'socket', 'aliyun'] as const;
@@ -174,6 +175,7 @@ export default function ConfigForm({ base, saving, onSave }: ConfigFormProps) {
   const socket = (i: number) => (
     <div key={`socket${i}`} data-testid={`config-socket-${i + 1}`}>
       <Divider orientation="left">{t('deviceDetail.config.socket.title', { n: i + 1 })}</Divider>
+      <SocketHostPicker index={i} form={form} />
       <Row gutter={16}>
         {item(`socket[${i}].enable`, t('deviceDetail.config.socket.enable'), sw(), 4, true)}
         {item(
