@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import type { DataTransmitEvent } from '@cellhub/contract/data-transmit';
 import type {
   DeviceEvent,
   DeviceEventType,
@@ -32,6 +33,7 @@ export interface DeviceEventFilter {
 
 type Handler = (event: DeviceEvent) => void;
 type OtaHandler = (event: OtaTaskEvent) => void;
+type TransmitHandler = (event: DataTransmitEvent) => void;
 type AccessHandler = (sns: string[]) => void;
 
 interface Subscription {
@@ -83,6 +85,7 @@ export class RealtimeClient {
   private readonly subs = new Set<Subscription>();
   private readonly statusListeners = new Set<() => void>();
   private readonly subscribedListeners = new Set<(sns: string[] | null) => void>();
+  private readonly transmitListeners = new Set<TransmitHandler>();
   private current: RealtimeStatus = 'idle';
   private socket: SocketLike | undefined;
   private ready = false;
@@ -169,6 +172,19 @@ export class RealtimeClient {
     return this.subscribe({ sns: [] }, () => undefined, handler);
   }
 
+  /**
+   * Starts receiving `data-transmit.counters` messages (a transmission rule's counters); the returned function
+   * stops. Like `subscribeOta`, it keeps the socket open without widening the device filter.
+   */
+  subscribeTransmit(handler: TransmitHandler): () => void {
+    this.transmitListeners.add(handler);
+    const stop = this.subscribe({ sns: [] }, () => undefined);
+    return () => {
+      this.transmitListeners.delete(handler);
+      stop();
+    };
+  }
+
   /** Closes the socket and forgets every listener (tests; sign-out is handled on its own). */
   shutdown(): void {
     clearTimeout(this.lingerTimer);
@@ -176,6 +192,7 @@ export class RealtimeClient {
     this.stopAuth?.();
     this.stopAuth = undefined;
     this.subs.clear();
+    this.transmitListeners.clear();
     this.drop();
     this.clearRetry();
     this.attempt = 0;
@@ -235,6 +252,15 @@ export class RealtimeClient {
         return;
       case 'access':
         this.dispatchAccess(msg.sns);
+        return;
+      case 'data-transmit.counters':
+        for (const listener of [...this.transmitListeners]) {
+          try {
+            listener(msg);
+          } catch (err) {
+            console.error(err);
+          }
+        }
         return;
       case 'subscribed':
         for (const listener of [...this.subscribedListeners]) listener(msg.sns);
@@ -493,4 +519,24 @@ export function useDeviceAccess(
       (changed) => ref.current(changed),
     );
   }, [key, client]);
+}
+
+/**
+ * Calls `handler` for each `data-transmit.counters` message (a transmission rule's counters changed) while the
+ * component is mounted and `enabled`. The handler may change every render.
+ */
+export function useTransmitEvents(
+  handler: TransmitHandler,
+  enabled = true,
+  client: RealtimeClient = realtimeClient(),
+): RealtimeStatus {
+  const handlerRef = useRef(handler);
+  useEffect(() => {
+    handlerRef.current = handler;
+  });
+  useEffect(() => {
+    if (!enabled) return;
+    return client.subscribeTransmit((event) => handlerRef.current(event));
+  }, [enabled, client]);
+  return useSyncExternalStore(client.onStatus, client.status);
 }
