@@ -486,6 +486,42 @@ void (async () => {
   }
 })();
 
+// Data transmission (docs/data-transmit.md): a rule that makes RAW000001 and RAW000002 (edge) and RAW000003
+// (management) one virtual serial bus; their frames flow through it and its detail page counts them live.
+void (async () => {
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const name = '传感器汇聚（演示）';
+    const found = await api(
+      base,
+      'GET',
+      `/api/data-transmit?keyword=${encodeURIComponent(name)}`,
+      undefined,
+      token,
+    );
+    if (found.length > 0) return;
+    const sns = ['RAW000001', 'RAW000002', 'RAW000003'];
+    // devsim-raw creates the sensors once it runs.
+    for (let i = 0; i < 120; i++) {
+      const have = await api(base, 'GET', '/api/devices?keyword=RAW00000&per_page=20', undefined, token);
+      if (sns.every((sn) => have.some((d) => d.sn === sn))) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const rule = await api(
+      base,
+      'POST',
+      '/api/data-transmit',
+      { name, group: '演示', management: ['RAW000003'], edge: [{ sn: 'RAW000001' }, { sn: 'RAW000002' }] },
+      token,
+    );
+    say(
+      `data transmission: rule ${name} links RAW000001/2 with RAW000003 (/data-transmit/detail/${rule.id})`,
+    );
+  } catch (err) {
+    say(`could not set up the data transmission demo: ${err.message}`);
+  }
+})();
+
 // Modbus polled by the platform (docs/modbus-polling.md): two DTUs in transparent mode with devsim's demo meter
 // behind their serial port (`--modbus`, demoMeter in apps/devsim/src/modbus.ts); their product's default data
 // template, in `platform` collect mode, describes that meter, so the server polls them and the device page's "Modbus

@@ -46,8 +46,8 @@ export default function DataTransmitDetailPage() {
   if (state) return state;
   const rule = load.data!;
 
-  const traffic = (frames: number, bytes: number) => (
-    <Space direction="vertical" size={0}>
+  const traffic = (frames: number, bytes: number, testId: string) => (
+    <Space direction="vertical" size={0} data-testid={testId}>
       <span>{t('dt.frames', { n: frames })}</span>
       <span style={{ color: 'var(--color-text-3)' }}>{formatSize(bytes)}</span>
     </Space>
@@ -98,13 +98,13 @@ export default function DataTransmitDetailPage() {
       title: t('dt.dcol.up'),
       dataIndex: 'up',
       width: 110,
-      render: (_: unknown, d) => traffic(d.counters.frames_up, d.counters.bytes_up),
+      render: (_: unknown, d) => traffic(d.counters.frames_up, d.counters.bytes_up, `dt-up-${d.sn}`),
     },
     {
       title: t('dt.dcol.down'),
       dataIndex: 'down',
       width: 110,
-      render: (_: unknown, d) => traffic(d.counters.frames_down, d.counters.bytes_down),
+      render: (_: unknown, d) => traffic(d.counters.frames_down, d.counters.bytes_down, `dt-down-${d.sn}`),
     },
     {
       title: t('dt.dcol.drops'),
