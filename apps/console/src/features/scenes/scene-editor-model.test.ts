@@ -285,6 +285,27 @@ describe('live store', () => {
     expect(s.get('S1', 't')!.value).toBe(21.5);
   });
 
+  it('wakes listeners once per batch when given a scheduler', () => {
+    const flushes: (() => void)[] = [];
+    const s = new SceneLiveStore({ schedule: (f) => flushes.push(f) });
+    const calls: string[] = [];
+    s.subscribe('S1', 't', () => calls.push('S1.t'));
+    s.subscribe('S2', 't', () => calls.push('S2.t'));
+    s.subscribeDevice('S2', () => calls.push('S2 online'));
+    s.setValues('S1', { t: 1 }, 1000);
+    s.setValues('S1', { t: 2 }, 2000);
+    s.setValues('S2', { t: 3 }, 2000);
+    s.setOnline('S2', true);
+    // Stored at once, woken later, each listener once, one scheduled flush.
+    expect(s.get('S1', 't')!.value).toBe(2);
+    expect(calls).toEqual([]);
+    expect(flushes).toHaveLength(1);
+    flushes[0]!();
+    expect(calls).toEqual(['S1.t', 'S2.t', 'S2 online']);
+    s.setValues('S1', { t: 4 }, 3000);
+    expect(flushes).toHaveLength(2);
+  });
+
   it('keeps trend points for tracked bindings and draws the window', () => {
     const s = new SceneLiveStore();
     s.trackSeries('S1', 't', [{ t: 0, v: 0 }]);

@@ -1,6 +1,11 @@
 /**
  * Live values of a scene, keyed by binding. Each widget listens to its own `{sn,key}` only, so a WebSocket message
  * that changes one variable wakes only the widgets bound to it; trends keep a short ring of points.
+ *
+ * Values are stored at once, but listeners are woken through a scheduler: synchronously by default (tests), and in
+ * the live view once per animation frame at most every FRAME_BATCH_MS (`frameScheduler`), so 40 device messages a
+ * second become a few rendered frames a second instead of 40 (bench/scene.mjs: each frame that changes the SVG
+ * costs style, layout and paint of the scene, far more than the few text nodes that changed).
  */
 
 export interface LiveValue {
@@ -15,6 +20,27 @@ export interface TrendPoint {
 }
 
 type Listener = () => void;
+/** Runs `flush` later (or now); called once per batch of changes. */
+export type Scheduler = (flush: () => void) => void;
+
+/** The live view's default batch: at most one render of changed widgets every 250 ms. */
+export const FRAME_BATCH_MS = 500;
+
+/** Wakes listeners in the next animation frame, no sooner than `minIntervalMs` after the previous wake-up. */
+export function frameScheduler(minIntervalMs = FRAME_BATCH_MS): Scheduler {
+  let last = -Infinity;
+  return (flush) => {
+    const run = () => {
+      last = performance.now();
+      flush();
+    };
+    const wait = last + minIntervalMs - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(run), wait);
+    else requestAnimationFrame(run);
+  };
+}
+
+const immediately: Scheduler = (flush) => flush();
 
 export function bindingKey(sn: string, key: string): string {
   return `${sn}\u0000${key}`;
@@ -30,6 +56,29 @@ export class SceneLiveStore {
   private readonly deviceListeners = new Map<string, Set<Listener>>();
   private readonly clockListeners = new Set<Listener>();
   private clock = Date.now();
+  private readonly pending = new Set<Listener>();
+  private scheduled = false;
+  private readonly schedule: Scheduler;
+
+  constructor(options: { schedule?: Scheduler } = {}) {
+    this.schedule = options.schedule ?? immediately;
+  }
+
+  private wake(set: Iterable<Listener> | undefined): void {
+    if (!set) return;
+    for (const l of set) this.pending.add(l);
+    if (this.scheduled || this.pending.size === 0) return;
+    this.scheduled = true;
+    this.schedule(this.flush);
+  }
+
+  /** Wakes every listener with a change since the last flush (each once). */
+  flush = (): void => {
+    this.scheduled = false;
+    const ls = [...this.pending];
+    this.pending.clear();
+    for (const l of ls) l();
+  };
 
   /** Per-binding subscription (for useSyncExternalStore). */
   subscribe = (sn: string, key: string, l: Listener): (() => void) => {
@@ -57,7 +106,7 @@ export class SceneLiveStore {
 
   tick(now = Date.now()): void {
     this.clock = now;
-    for (const l of this.clockListeners) l();
+    this.wake(this.clockListeners);
   }
 
   get(sn: string, key: string): LiveValue | undefined {
@@ -74,6 +123,7 @@ export class SceneLiveStore {
 
   /** Sets values of one device; only listeners of changed bindings are called. */
   setValues(sn: string, values: Record<string, unknown>, ts: number): void {
+    const woken: Listener[] = [];
     for (const [key, value] of Object.entries(values)) {
       const k = bindingKey(sn, key);
       const old = this.values.get(k);
@@ -87,8 +137,9 @@ export class SceneLiveStore {
         }
       }
       const set = this.listeners.get(k);
-      if (set) for (const l of set) l();
+      if (set) woken.push(...set);
     }
+    this.wake(woken);
   }
 
   /** Starts keeping a trend for a binding, seeded with history (oldest first). */
@@ -97,15 +148,13 @@ export class SceneLiveStore {
     const cur = this.series.get(k) ?? [];
     const merged = [...history, ...cur].sort((a, b) => a.t - b.t);
     this.series.set(k, merged.slice(-MAX_POINTS));
-    const set = this.listeners.get(k);
-    if (set) for (const l of set) l();
+    this.wake(this.listeners.get(k));
   }
 
   setOnline(sn: string, online: boolean): void {
     if (this.online.get(sn) === online) return;
     this.online.set(sn, online);
-    const set = this.deviceListeners.get(sn);
-    if (set) for (const l of set) l();
+    this.wake(this.deviceListeners.get(sn));
   }
 }
 
