@@ -21,15 +21,17 @@ import { commandGroupsRoutes } from './modules/command-groups/command-groups.rou
 import { scriptsRoutes } from './modules/scripts/scripts.routes';
 import { dataTemplatesRoutes } from './modules/data-templates/data-templates.routes';
 import { scenesRoutes } from './modules/scenes/scenes.routes';
-import { gatewayRulesRoutes } from './modules/gateway-rules/gateway-rules.routes';
-import { subDeviceLink } from './modules/gateway-rules/sub-devices';
 import { forwardingPlugin } from './modules/forwarding/forwarding.plugin';
 import { forwardingRoutes } from './modules/forwarding/forwarding.routes';
-import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
-import { deviceHostsPlugin } from './modules/device-hosts/device-hosts.plugin';
-import { deviceHostsRoutes } from './modules/device-hosts/device-hosts.routes';
 import { dataTransmitPlugin } from './modules/data-transmit/data-transmit.plugin';
 import { dataTransmitRoutes } from './modules/data-transmit/data-transmit.routes';
+import { gatewayRulesRoutes } from './modules/gateway-rules/gateway-rules.routes';
+import { subDeviceLink } from './modules/gateway-rules/sub-devices';
+import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
+import { deviceHostsPlugin } from './modules/device-hosts/device-hosts.plugin';
+import { tunnelsPlugin } from './modules/tunnels/tunnels.plugin';
+import { tunnelsRoutes } from './modules/tunnels/tunnels.routes';
+import { deviceHostsRoutes } from './modules/device-hosts/device-hosts.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
 import { modbusPollingPlugin } from './modules/modbus-polling/modbus-polling.plugin';
 import { modbusPollingRoutes } from './modules/modbus-polling/modbus-polling.routes';
@@ -211,6 +213,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(forwardingPlugin);
     await app.register(sharesPlugin);
     await app.register(dataTransmitPlugin);
+    await app.register(tunnelsPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);
@@ -248,10 +251,11 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(dataTemplatesRoutes);
     await app.register(modbusPollingRoutes);
     await app.register(scenesRoutes);
-    await app.register(gatewayRulesRoutes);
     await app.register(forwardingRoutes);
-    await app.register(deviceHostsRoutes);
     await app.register(dataTransmitRoutes);
+    await app.register(gatewayRulesRoutes);
+    await app.register(deviceHostsRoutes);
+    await app.register(tunnelsRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.

@@ -57,6 +57,7 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
   // No body: the path alone ({id} '999999' is a valid command id) reaches the device check.
   'POST /api/devices/{sn}/commands/{id}/cancel': {},
   'PUT /api/devices/{sn}/config': { payload: { config: {} } },
+  'POST /api/devices/{sn}/tunnels': { payload: { name: 'T', local_ip: '10.0.0.1', local_port: 80 } },
   'GET /api/devices/{sn}/properties/series': { query: { key: 'temp', range: '1h' } },
   'POST /api/devices/{sn}/raw': { payload: { data: 'aa', encoding: 'hex' } },
   'POST /api/devices/{sn}/modbus/variables/{tag}/write': { payload: { value: 1 } },
@@ -126,16 +127,16 @@ const INPUT: Record<string, Pick<InjectOptions, 'payload' | 'query' | 'headers'>
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="b.png"\r\n` +
       `Content-Type: image/png\r\n\r\nnot a png\r\n--${BOUNDARY}--\r\n`,
   },
-  'POST /api/data-transmit': { payload: { name: 'R', management: [SN], edge: [{ sn: 'SN0000000000002' }] } },
-  'PUT /api/data-transmit/{id}': {
-    payload: { name: 'R', management: [SN], edge: [{ sn: 'SN0000000000002' }] },
-  },
-  'PUT /api/data-transmit/{id}/status': { payload: { status: 0 } },
   'GET /api/gateway-rules/candidates': { query: { nodetype: 'gateway' } },
   'POST /api/gateway-rules': { payload: { name: 'R', gateway_sn: SN } },
   'PUT /api/gateway-rules/{id}': { payload: { name: 'R' } },
   'POST /api/gateway-rules/{id}/bind': { payload: { sub_devices: [{ sn: SN }] } },
   'POST /api/gateway-rules/{id}/unbind': { payload: { sns: [SN] } },
+  'POST /api/data-transmit': { payload: { name: 'R', management: [SN], edge: [{ sn: 'SN0000000000002' }] } },
+  'PUT /api/data-transmit/{id}': {
+    payload: { name: 'R', management: [SN], edge: [{ sn: 'SN0000000000002' }] },
+  },
+  'PUT /api/data-transmit/{id}/status': { payload: { status: 0 } },
   'POST /api/scripts': { payload: { name: 'S', source: 'function decode() {}' } },
   'POST /api/scripts/test-run': { payload: { source: 'function decode() { return {}; }' } },
   'PUT /api/scripts/{id}': { payload: { name: 'S' } },

@@ -163,6 +163,28 @@ const envSchema = z.object({
     }),
   /** The address devices use to reach device hosts; defaults to the host of PUBLIC_URL. */
   DEVICE_HOST_ADDRESS: optionalString,
+  /** Remote tunnels (docs/tunnels.md): the endpoint devices open reverse connections to (0: any free port). */
+  TUNNEL_PORT: port(21100),
+  /** Ports a tunnel may be exposed at: `first-last`. */
+  TUNNEL_PORTS: z
+    .string()
+    .trim()
+    .default('21000-21099')
+    .transform((v, ctx) => {
+      const m = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(v);
+      const min = m ? Number(m[1]) : NaN;
+      const max = m ? Number(m[2]) : NaN;
+      if (!(min >= 1 && max <= 65535 && min <= max)) {
+        ctx.addIssue({ code: 'custom', message: 'a port range first-last within 1-65535, e.g. 21000-21099' });
+        return z.NEVER;
+      }
+      return { min, max };
+    }),
+  /** The address devices and people reach tunnels at; defaults to the host of PUBLIC_URL. */
+  TUNNEL_ADDRESS: optionalString,
+  TUNNEL_OPEN_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(15),
+  TUNNEL_IDLE_S: z.coerce.number().int().min(1).max(86_400).default(600),
+  TUNNEL_MAX_S: z.coerce.number().int().min(1).max(604_800).default(7200),
   MAP_TIANDITU_KEY: optionalString.pipe(
     z
       .string()
@@ -238,6 +260,18 @@ export interface Config {
   simRemind: { days: number[]; dataPercent: number; intervalMs: number };
   /** Device hosts (docs/device-hosts.md): the ports they may take and the address devices reach them at. */
   deviceHosts: { ports: { min: number; max: number }; address: string };
+  /**
+   * Remote tunnels (docs/tunnels.md): the reverse-connection endpoint's port (0: any), the exposed ports, the address
+   * shown, how long the device has to answer, idle timeout and maximum duration.
+   */
+  tunnels: {
+    port: number;
+    ports: { min: number; max: number };
+    address: string;
+    openTimeoutMs: number;
+    idleMs: number;
+    maxMs: number;
+  };
   /** MAP_TILES / MAP_TIANDITU_KEY: the map tiles until an admin saves the setting (system settings, Map). */
   mapTiles: { provider: MapTileProvider; customUrl: string; tiandituKey: string };
 }
@@ -320,6 +354,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     deviceHosts: {
       ports: e.DEVICE_HOST_PORTS,
       address: e.DEVICE_HOST_ADDRESS ?? new URL(e.PUBLIC_URL ?? `http://localhost:${port}`).hostname,
+    },
+    tunnels: {
+      port: e.TUNNEL_PORT,
+      ports: e.TUNNEL_PORTS,
+      address: e.TUNNEL_ADDRESS ?? new URL(e.PUBLIC_URL ?? `http://localhost:${port}`).hostname,
+      openTimeoutMs: e.TUNNEL_OPEN_TIMEOUT_S * 1000,
+      idleMs: e.TUNNEL_IDLE_S * 1000,
+      maxMs: e.TUNNEL_MAX_S * 1000,
     },
     mapTiles: (MAP_TILE_PROVIDERS as readonly string[]).includes(e.MAP_TILES)
       ? { provider: e.MAP_TILES as MapTileProvider, customUrl: '', tiandituKey: e.MAP_TIANDITU_KEY ?? '' }

@@ -182,6 +182,9 @@ export const ERROR_CODES = {
   85008: entry('The gateway has too many sub-devices', '网关子设备数量已达上限'),
   85009: entry('A sub-device cannot be upgraded through its gateway', '子设备不支持通过网关升级'),
   // contract: forwarding to other systems (docs/forwarding.md) — 86001-86099
+  86001: entry('The forwarding rule does not exist', '转发规则不存在'),
+  86002: entry('Too many forwarding rules', '转发规则数量已达上限'),
+  86003: entry('The template uses an unknown placeholder', '模板包含未知占位符'),
   // contract: data transmission between devices (docs/data-transmit.md) — 87001-87099
   87001: entry(
     'A device cannot be a management and an edge device of one rule',
@@ -191,13 +194,14 @@ export const ERROR_CODES = {
   87003: entry(
     'Each edge device needs its own Modbus slave addresses',
     '每个边缘设备需要各自不同的 Modbus 从机地址',
-  86001: entry('The forwarding rule does not exist', '转发规则不存在'),
-  86002: entry('Too many forwarding rules', '转发规则数量已达上限'),
-  86003: entry('The template uses an unknown placeholder', '模板包含未知占位符'),
   ),
   87004: entry('The transmission rule does not exist', '透传规则不存在'),
   87005: entry('No edge device has this Modbus slave address', '没有边缘设备使用该 Modbus 从机地址'),
   // contract: remote tunnels (docs/tunnels.md) — 88001-88099
+  88001: entry('The tunnel does not exist', '远程链接不存在'),
+  88002: entry('Too many open tunnels', '打开的远程链接过多'),
+  88003: entry('No tunnel port is free', '没有可用的远程链接端口'),
+  88004: entry('The tunnel endpoint cannot listen', '远程链接服务端口无法监听'),
   90000: entry('Please enter the command value', '请输入指令值'),
   90001: entry('Command value is empty', '指令值为空'),
   90002: entry('Push failed', '推送失败'),

@@ -252,6 +252,24 @@ export const DEVICE_ROUTES: Record<string, RouteRow> = {
     rule: { kind: 'control' },
     request: (c) => ({ url: `/api/devices/${c.sn}/raw`, payload: { data: 'aa', encoding: 'hex' } }),
   },
+  // Remote tunnels (docs/tunnels.md): control right for all of it, the list included (its addresses are live doors
+  // into the device's LAN). The matrix device is offline: whoever may open one gets 20401, which is no refusal.
+  'GET /api/devices/:sn/tunnels': {
+    rule: { kind: 'control' },
+    request: (c) => ({ url: `/api/devices/${c.sn}/tunnels` }),
+  },
+  'POST /api/devices/:sn/tunnels': {
+    rule: { kind: 'control' },
+    request: (c) => ({
+      url: `/api/devices/${c.sn}/tunnels`,
+      payload: { name: 'matrix', local_ip: '192.168.1.10', local_port: 80 },
+    }),
+  },
+  'POST /api/devices/:sn/tunnels/:id/close': {
+    rule: { kind: 'control' },
+    // No such tunnel: a caller with the right gets 88001 from the lookup, past the device check.
+    request: (c) => ({ url: `/api/devices/${c.sn}/tunnels/999999/close` }),
+  },
   // Predefined commands (command groups): listed and sent only with control right.
   'GET /api/devices/:sn/command-groups': {
     rule: { kind: 'control' },

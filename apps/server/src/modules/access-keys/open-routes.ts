@@ -94,6 +94,9 @@ export const OPEN_ROUTES: Readonly<Record<string, AccessScope>> = {
  * query) and are closed to keys on purpose, with the reason. access-keys.test.ts fails when a signed-in route that
  * touches devices is in neither table, so every new one is decided here.
  */
+const TUNNELS_CLOSED =
+  "a tunnel opens a door into the device's LAN for a person's address: opened in the console, not by keys";
+
 export const CLOSED_TO_KEYS: Readonly<Record<string, string>> = {
   'POST /api/devices/import': 'a multipart upload: the signature covers JSON bodies only',
   'POST /api/user-commands/:id/send': 'saved commands are managed in the console, not by keys',
@@ -116,6 +119,11 @@ export const CLOSED_TO_KEYS: Readonly<Record<string, string>> = {
   'PUT /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
   'DELETE /api/devices/:sn/data-template': 'data templates are managed in the console, not by keys',
   'POST /api/data-templates/:id/devices': 'data templates are managed in the console, not by keys',
+  'POST /api/forwarding': 'forwarding rules are managed in the console, not by keys',
+  'PUT /api/forwarding/:id': 'forwarding rules are managed in the console, not by keys',
+  'GET /api/devices/:sn/tunnels': TUNNELS_CLOSED,
+  'POST /api/devices/:sn/tunnels': TUNNELS_CLOSED,
+  'POST /api/devices/:sn/tunnels/:id/close': TUNNELS_CLOSED,
 };
 
 /** The scope a route needs from a key (HEAD as its GET), or undefined when keys may not call it. */
@@ -124,5 +132,3 @@ export function openRouteScope(method: string, routeUrl: string | undefined): Ac
   const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
   return OPEN_ROUTES[`${m} ${routeUrl}`];
 }
-  'POST /api/forwarding': 'forwarding rules are managed in the console, not by keys',
-  'PUT /api/forwarding/:id': 'forwarding rules are managed in the console, not by keys',

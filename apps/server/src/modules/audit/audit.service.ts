@@ -160,16 +160,16 @@ export type AuditAction =
   | 'scene_share'
   | 'scene_unshare'
   | 'scene_write'
+  // data transmission rules (docs/data-transmit.md)
+  | 'data_transmit_create'
+  | 'data_transmit_update'
+  | 'data_transmit_delete'
   // gateway rules (docs/gateway-rules.md)
   | 'gateway_rule_create'
   | 'gateway_rule_update'
   | 'gateway_rule_delete'
   | 'gateway_rule_bind'
   | 'gateway_rule_unbind'
-  // data transmission rules (docs/data-transmit.md)
-  | 'data_transmit_create'
-  | 'data_transmit_update'
-  | 'data_transmit_delete'
   // forwarding (docs/forwarding.md)
   | 'forward_rule_create'
   | 'forward_rule_update'
@@ -179,7 +179,10 @@ export type AuditAction =
   // device hosts (docs/device-hosts.md)
   | 'device_host_create'
   | 'device_host_update'
-  | 'device_host_delete';
+  | 'device_host_delete'
+  // remote tunnels (docs/tunnels.md)
+  | 'tunnel_open'
+  | 'tunnel_close';
 
 export interface AuditEntry {
   uid: number | null;

@@ -1,0 +1,226 @@
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { TunnelItem, tunnelBody, TunnelReason } from '@cellhub/contract/tunnels';
+import { AppError } from '../../lib/app-error';
+import type { Actor, Deps } from '../../lib/deps';
+import type { PageQuery } from '../../lib/paging';
+import { writeAudit } from '../audit/audit.service';
+import { accessibleDevice } from '../devices/device-access';
+import { plainIp, TunnelFailure, type TunnelManager } from './tunnel-manager';
+import { type TunnelRow, tunnels } from './tunnels.table';
+
+type Body = z.output<typeof tunnelBody>;
+
+/** Live tunnels (opening or open) one device may have at once. */
+export const TUNNELS_PER_DEVICE = 4;
+const LIVE = ['opening', 'open'] as const;
+
+function toItem(manager: TunnelManager, sn: string, row: TunnelRow): TunnelItem {
+  const live = row.status === 'open' ? manager.counts(row.id) : undefined;
+  return {
+    id: row.id,
+    sn,
+    name: row.name,
+    protocol: row.protocol,
+    local_ip: row.localIp,
+    local_port: row.localPort,
+    address: row.port !== null && row.status !== 'failed' ? `${row.host}:${row.port}` : null,
+    status: row.status,
+    code: row.status === 'opening' ? 11015 : row.status === 'failed' ? 11016 : null,
+    reason: row.reason ?? null,
+    allowed_ip: row.allowedIp,
+    bytes_in: live?.bytesIn ?? row.bytesIn,
+    bytes_out: live?.bytesOut ?? row.bytesOut,
+    connections: live?.connections ?? row.connections,
+    opened_by: row.openedBy,
+    idle_timeout: row.idleTimeout,
+    expires_at: row.status === 'opening' || row.status === 'open' ? row.expiresAt.toISOString() : null,
+    createdat: row.createdat.toISOString(),
+    closed_at: row.closedAt ? row.closedAt.toISOString() : null,
+  };
+}
+
+/** A device's tunnels, newest first: for whoever may control it (a view share sees none of this). */
+export async function listTunnels(
+  deps: Deps,
+  manager: TunnelManager,
+  actor: Actor,
+  sn: string,
+  query: PageQuery,
+): Promise<{ items: TunnelItem[]; total: number }> {
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
+  const where = eq(tunnels.deviceId, device.id);
+  const [rows, [total]] = await Promise.all([
+    deps.db
+      .select()
+      .from(tunnels)
+      .where(where)
+      .orderBy(desc(tunnels.id))
+      .limit(query.per_page)
+      .offset((query.current - 1) * query.per_page),
+    deps.db.select({ n: count() }).from(tunnels).where(where),
+  ]);
+  return { items: rows.map((r) => toItem(manager, device.sn, r)), total: total?.n ?? 0 };
+}
+
+/**
+ * Opens a tunnel to `local_ip:local_port` on the device's LAN, for the caller's address only. Waits for the device's
+ * first reverse connection (TUNNEL_OPEN_TIMEOUT_S): 11016 with the reason in `details` when it does not answer,
+ * refuses or cannot be reached; the row stays as a failed tunnel. The opening is audited with the row.
+ */
+export async function openTunnel(
+  deps: Deps,
+  manager: TunnelManager,
+  actor: Actor,
+  sn: string,
+  body: Body,
+): Promise<TunnelItem> {
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
+  if (!deps.link.online(device.sn, device.online)) throw new AppError(20401);
+  const [liveCount] = await deps.db
+    .select({ n: count() })
+    .from(tunnels)
+    .where(and(eq(tunnels.deviceId, device.id), inArray(tunnels.status, [...LIVE])));
+  if ((liveCount?.n ?? 0) >= TUNNELS_PER_DEVICE) throw new AppError(88002);
+  const cfg = deps.config.tunnels;
+  const endpoint = await manager.endpointAddress();
+  const allowedIp = plainIp(actor.ip);
+  const row = await deps.db.transaction(async (tx) => {
+    const [made] = await tx
+      .insert(tunnels)
+      .values({
+        deviceId: device.id,
+        uid: actor.uid,
+        openedBy: actor.username,
+        name: body.name,
+        protocol: body.protocol,
+        localIp: body.local_ip,
+        localPort: body.local_port,
+        endpoint: `${endpoint.host}:${endpoint.port}`,
+        host: cfg.address,
+        allowedIp,
+        idleTimeout: Math.round(cfg.idleMs / 1000),
+        expiresAt: new Date(deps.now().getTime() + cfg.maxMs),
+      })
+      .returning();
+    await writeAudit(tx, {
+      uid: actor.uid,
+      action: 'tunnel_open',
+      target: `device:${device.sn}`,
+      ip: actor.ip,
+      detail: {
+        tunnel: made!.id,
+        name: body.name,
+        protocol: body.protocol,
+        local_ip: body.local_ip,
+        local_port: body.local_port,
+        allowed_ip: allowedIp,
+      },
+    });
+    return made!;
+  });
+  const target = {
+    id: row.id,
+    productKey: device.productKey,
+    sn: device.sn,
+    localIp: body.local_ip,
+    localPort: body.local_port,
+    allowedIp,
+    idleMs: cfg.idleMs,
+    maxMs: cfg.maxMs,
+  };
+  const finish = (status: 'closed' | 'failed', reason: TunnelReason | null, c = manager.counts(row.id)) =>
+    deps.db
+      .update(tunnels)
+      .set({
+        status,
+        reason,
+        closedAt: deps.now(),
+        ...(c ? { bytesIn: c.bytesIn, bytesOut: c.bytesOut, connections: c.connections } : {}),
+      })
+      .where(eq(tunnels.id, row.id))
+      .returning();
+  let port: number;
+  try {
+    port = await manager.open(target, cfg.openTimeoutMs, async (reason, counts) => {
+      await finish('closed', reason, counts);
+    });
+  } catch (err) {
+    const reason = err instanceof TunnelFailure ? err.reason : null;
+    // Closed by a person while opening: closed, not failed.
+    await finish(reason === 'user' ? 'closed' : 'failed', reason);
+    if (err instanceof TunnelFailure) {
+      throw new AppError(11016, 400, undefined, { reason: err.reason, why: err.why });
+    }
+    throw err;
+  }
+  const [opened] = await deps.db
+    .update(tunnels)
+    .set({ status: 'open', port })
+    .where(and(eq(tunnels.id, row.id), eq(tunnels.status, 'opening')))
+    .returning();
+  if (!opened) {
+    // Closed while the answer was being written (a person or the server stopping): what the row says stands.
+    await manager.close(row.id, 'user');
+    const [now] = await deps.db.select().from(tunnels).where(eq(tunnels.id, row.id));
+    return toItem(manager, device.sn, now!);
+  }
+  return toItem(manager, device.sn, opened);
+}
+
+/**
+ * Closes a tunnel (the close button): its port stops listening and every connection through it ends. Closing one
+ * already closed or failed answers it as it is. 88001 for a tunnel of another device.
+ */
+export async function closeTunnel(
+  deps: Deps,
+  manager: TunnelManager,
+  actor: Actor,
+  sn: string,
+  id: number,
+): Promise<TunnelItem> {
+  const device = await accessibleDevice(deps.db, actor, sn, 'control');
+  const [row] = await deps.db
+    .select()
+    .from(tunnels)
+    .where(and(eq(tunnels.id, id), eq(tunnels.deviceId, device.id)));
+  if (!row) throw new AppError(88001);
+  if (row.status === 'closed' || row.status === 'failed') return toItem(manager, device.sn, row);
+  await writeAudit(deps.db, {
+    uid: actor.uid,
+    action: 'tunnel_close',
+    target: `device:${device.sn}`,
+    ip: actor.ip,
+    detail: { tunnel: id, name: row.name },
+  });
+  const counts = manager.counts(id);
+  const closedHere = await manager.close(id, 'user');
+  if (!closedHere) {
+    // Opening, or held by another instance (docs/tunnels.md): the row says closed and its holder stops it (opening
+    // sees the row and lets go).
+    await deps.db
+      .update(tunnels)
+      .set({
+        status: 'closed',
+        reason: 'user',
+        closedAt: deps.now(),
+        ...(counts ? { bytesIn: counts.bytesIn, bytesOut: counts.bytesOut } : {}),
+      })
+      .where(and(eq(tunnels.id, id), inArray(tunnels.status, [...LIVE])));
+  }
+  const [after] = await deps.db.select().from(tunnels).where(eq(tunnels.id, id));
+  return toItem(manager, device.sn, after!);
+}
+
+/**
+ * Rows this instance left opening or open when it last stopped without closing them (a crash): closed, since the
+ * tunnel state died with the process. Only rows of this endpoint, so other instances' tunnels stay.
+ */
+export async function closeStaleTunnels(deps: Deps): Promise<void> {
+  const { address, port } = deps.config.tunnels;
+  if (port === 0) return;
+  await deps.db
+    .update(tunnels)
+    .set({ status: 'closed', reason: 'server_stop', closedAt: deps.now() })
+    .where(and(eq(tunnels.endpoint, `${address}:${port}`), inArray(tunnels.status, [...LIVE])));
+}
