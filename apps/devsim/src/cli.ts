@@ -5,9 +5,11 @@ import { parseArgs } from 'node:util';
 import { CellhubApi, ensureFleet } from './api-client';
 import type { DeviceIdentity } from './device';
 import { Fleet } from './fleet';
+import { gatewayHandlers, newGatewayStats, SubDeviceReporter, subDeviceSns } from './gateway';
 import { demoMeter, ModbusBus } from './modbus';
 import { newOtaStats, otaHandler } from './ota';
 import { PROPERTY_KEYS, type PropertyKey } from './telemetry';
+import { newTunnelStats, tunnelHandler } from './tunnel';
 
 const HELP = `devsim: a fleet of virtual DTUs speaking the Cellhub MQTT protocol
 
@@ -59,6 +61,15 @@ Output:
                          docs/scripts.md for the decoding script) instead of JSON property messages
   --event-every S        mean seconds between two thing model events per device (P/up/event: overheat with the
                          temperature, or door_open; the product's model must define them) (default 0 = none)
+  --tunnel               answer P/down/tunnel (remote tunnels, docs/tunnels.md): connect to local_ip:local_port,
+                         then back to the platform's tunnel endpoint, and pipe bytes; a closed local port is
+                         reported as refused (the platform shows 11016)
+  --tunnel-host HOST     connect back to HOST instead of the message's host (e.g. 127.0.0.1)
+  --tunnel-local HOST    connect to HOST instead of local_ip (a demo's "LAN" is this machine)
+  --sub-devices N        gateway mode: every device is a gateway speaking for N sub-devices <sn>-S01.. (bound to
+                         its gateway rule, docs/gateway-rules.md): their status and readings (at --rate) on
+                         P/up/sub_status and P/up/sub_property, and answers to P/down/sub_cmd, sub_config, sub_raw
+                         (default 0 = none)
   --status-every S       status line interval (default 5)
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --help`;
@@ -100,6 +111,10 @@ const { values } = parseArgs({
     modbus: { type: 'boolean', default: false },
     'raw-frames': { type: 'boolean', default: false },
     'event-every': { type: 'string', default: '0' },
+    tunnel: { type: 'boolean', default: false },
+    'tunnel-host': { type: 'string' },
+    'tunnel-local': { type: 'string' },
+    'sub-devices': { type: 'string', default: '0' },
     'status-every': { type: 'string', default: '5' },
     duration: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -172,6 +187,22 @@ const otaLine = () => {
   );
 };
 
+const tunnelStats = newTunnelStats();
+/** The tunnel part of the status line, once a tunnel was asked for. */
+const tunnelLine = () => {
+  const t = tunnelStats;
+  if (t.opened + t.refused === 0) return '';
+  return `  tunnels: opened ${t.opened} refused ${t.refused} up ${t.bytesUp} B down ${t.bytesDown} B`;
+};
+
+const subDevices = num('sub-devices', 0, 1000);
+const gatewayStats = newGatewayStats();
+/** The gateway part of the status line, in gateway mode. */
+const gatewayLine = () =>
+  subDevices === 0
+    ? ''
+    : `  sub-devices: ${subDevices}/gateway reports ${gatewayStats.reports} commands ${gatewayStats.commands}`;
+
 const defaultUrl = values.api ? `mqtt://${new URL(values.api).hostname}:1883` : 'mqtt://127.0.0.1:1883';
 const options = {
   url: values.url ?? defaultUrl,
@@ -206,6 +237,15 @@ const options = {
       },
       otaStats,
     ),
+    ...(subDevices > 0 ? gatewayHandlers(gatewayStats, num('cmd-delay', 0)) : {}),
+    ...(values.tunnel
+      ? {
+          tunnel: tunnelHandler(
+            { platformHost: values['tunnel-host'], localHost: values['tunnel-local'] },
+            tunnelStats,
+          ),
+        }
+      : {}),
   },
 };
 if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/.test(values['fw-version']))
@@ -222,6 +262,16 @@ try {
 if (values.save) writeFileSync(values.save, JSON.stringify(identities, null, 2));
 
 const fleet = new Fleet(identities, options);
+const subReporter =
+  subDevices > 0
+    ? new SubDeviceReporter(
+        () => fleet.devices,
+        (g) => subDeviceSns(g.identity.sn, subDevices),
+        { rate: options.rate },
+        gatewayStats,
+      )
+    : undefined;
+subReporter?.start();
 console.log(
   `devsim: ${fleet.size} devices -> ${options.url}` +
     ` (rate ${options.rate}/s each, connect-rate ${options.connectRate || 'unlimited'}/s` +
@@ -229,7 +279,7 @@ console.log(
 );
 let previous = { sent: 0, at: Date.now() };
 const statusTimer = setInterval(() => {
-  console.log(fleet.statusLine(previous) + otaLine());
+  console.log(fleet.statusLine(previous) + otaLine() + gatewayLine() + tunnelLine());
   previous = { sent: fleet.stats.sent, at: Date.now() };
 }, statusEvery * 1000);
 
@@ -238,8 +288,9 @@ async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   clearInterval(statusTimer);
+  subReporter?.stop();
   await fleet.stop();
-  console.log(fleet.statusLine() + otaLine());
+  console.log(fleet.statusLine() + otaLine() + gatewayLine() + tunnelLine());
   process.exit(code);
 }
 process.once('SIGINT', () => void stop(0));
