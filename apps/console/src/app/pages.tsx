@@ -128,6 +128,9 @@ export const PAGE_LOADERS: Record<string, PageLoader> = {
   AccessKeyDetail: () => import('../features/access-keys/pages/access-key-detail-page'),
   Share: () => import('../features/shares/pages/share-page'),
   MyShareList: () => import('../features/shares/pages/my-share-list-page'),
+  GatewayRuleList: () => import('../features/gateway-rules/pages/gateway-rule-list-page'),
+  GatewayRuleCreate: () => import('../features/gateway-rules/pages/gateway-rule-create-page'),
+  GatewayRuleDetail: () => import('../features/gateway-rules/pages/gateway-rule-detail-page'),
   DeviceHostList: () => import('../features/device-hosts/pages/device-host-list-page'),
   DeviceHostDetail: () => import('../features/device-hosts/pages/device-host-detail-page'),
 };

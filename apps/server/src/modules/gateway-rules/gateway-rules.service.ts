@@ -248,7 +248,7 @@ const result = (sn: string, code: ErrorCode | 0) => ({
 
 /**
  * Binds sub-devices to the rule, each on its own: the answer tells per sn whether it was bound (code 0; binding one
- * already on this rule again updates its address and name) or why not: 10117 not visible, 10108 not the caller's to
+ * already on this rule again updates the address and name it gives) or why not: 10117 not visible, 10108 not the caller's to
  * manage, 85004 not a sub-device, 85007 another owner than the gateway's, 85005 on another gateway, 85008 the rule is
  * full. The rule is locked meanwhile, so two requests cannot both fill its last place.
  */
@@ -297,10 +297,13 @@ export async function bindSubDevices(
         continue;
       }
       if (held) {
-        await tx
-          .update(gatewaySubDevices)
-          .set({ address: want.address, name: want.name })
-          .where(eq(gatewaySubDevices.deviceId, device.id));
+        // Bound here already: what the request gives replaces the address and name, what it leaves blank stays.
+        const change = {
+          ...(want.address ? { address: want.address } : {}),
+          ...(want.name ? { name: want.name } : {}),
+        };
+        if (Object.keys(change).length > 0)
+          await tx.update(gatewaySubDevices).set(change).where(eq(gatewaySubDevices.deviceId, device.id));
       } else {
         if (n >= GATEWAY_SUB_DEVICES_MAX) {
           out.push(result(want.sn, 85008));

@@ -145,6 +145,18 @@ describe('gateway rules', () => {
       payload: { sub_devices: [{ sn: subs[1]!.sn, address: '7', name: 'Pump' }] },
     });
     expect(codes(again)).toEqual({ [subs[1]!.sn]: 0 });
+    // Again without address and name: they stay.
+    const bare = await t.inject({
+      method: 'POST',
+      url: `/api/gateway-rules/${ruleId}/bind`,
+      token: owner.token,
+      payload: { sub_devices: [{ sn: subs[1]!.sn }] },
+    });
+    expect(codes(bare)).toEqual({ [subs[1]!.sn]: 0 });
+    const kept = dataOf<{ sub_devices: { sn: string; address: string; name: string }[] }>(
+      await t.inject({ method: 'GET', url: `/api/gateway-rules/${ruleId}`, token: owner.token }),
+    );
+    expect(kept.sub_devices.find((s) => s.sn === subs[1]!.sn)).toMatchObject({ address: '7', name: 'Pump' });
   });
 
   it('list with search and paging, and offer candidates for the pickers', async () => {
