@@ -42,6 +42,7 @@ const COUNTERS: [keyof DeviceHostCounters, string][] = [
 ];
 
 const mono = { fontFamily: 'monospace', whiteSpace: 'nowrap' } as const;
+const nowrap = { whiteSpace: 'nowrap' } as const;
 
 /** /rule-setting/device-host/detail/:id — settings, live counters, connected devices, refused registrations. */
 export default function DeviceHostDetailPage() {
@@ -65,10 +66,13 @@ export default function DeviceHostDetailPage() {
     {
       title: t('dh.dev.sn'),
       dataIndex: 'sn',
+      width: 150,
       render: (v: string, r) => (
-        <RowLink to={`/device/detail/${encodeURIComponent(r.product_key)}/${encodeURIComponent(v)}`}>
-          {v}
-        </RowLink>
+        <span style={nowrap}>
+          <RowLink to={`/device/detail/${encodeURIComponent(r.product_key)}/${encodeURIComponent(v)}`}>
+            {v}
+          </RowLink>
+        </span>
       ),
     },
     {
@@ -76,21 +80,39 @@ export default function DeviceHostDetailPage() {
       dataIndex: 'product_key',
       render: (v: string) => <span style={mono}>{v}</span>,
     },
-    { title: t('dh.dev.remote'), dataIndex: 'remote', render: (v: string) => <span style={mono}>{v}</span> },
-    { title: t('dh.dev.since'), dataIndex: 'since', width: 170, render: (v: string) => formatTime(v) },
-    { title: t('dh.dev.lastSeen'), dataIndex: 'last_seen', width: 170, render: (v: string) => formatTime(v) },
+    {
+      title: t('dh.dev.remote'),
+      dataIndex: 'remote',
+      width: 160,
+      render: (v: string) => <span style={mono}>{v}</span>,
+    },
+    {
+      title: t('dh.dev.lastSeen'),
+      dataIndex: 'last_seen',
+      width: 170,
+      render: (v: string, r) => (
+        <span style={nowrap} title={`${t('dh.dev.since')}: ${formatTime(r.since)}`}>
+          {formatTime(v)}
+        </span>
+      ),
+    },
     {
       title: t('dh.dev.bytes'),
       dataIndex: 'bytes_in',
-      width: 120,
+      width: 110,
       render: (_: unknown, r) => `${r.bytes_in} / ${r.bytes_out}`,
     },
-    { title: t('dh.dev.frames'), dataIndex: 'frames_in', width: 90 },
+    { title: t('dh.dev.frames'), dataIndex: 'frames_in', width: 80 },
     { title: t('dh.dev.heartbeats'), dataIndex: 'heartbeats', width: 90 },
   ];
 
   const refusedColumns: TableColumnProps<RefusedRegistration>[] = [
-    { title: t('dh.ref.at'), dataIndex: 'at', width: 170, render: (v: string) => formatTime(v) },
+    {
+      title: t('dh.ref.at'),
+      dataIndex: 'at',
+      width: 170,
+      render: (v: string) => <span style={nowrap}>{formatTime(v)}</span>,
+    },
     { title: t('dh.ref.remote'), dataIndex: 'remote', render: (v: string) => <span style={mono}>{v}</span> },
     {
       title: t('dh.ref.reason'),
@@ -107,7 +129,7 @@ export default function DeviceHostDetailPage() {
       title: t('dh.ref.packet'),
       dataIndex: 'packet',
       render: (v: string) => (
-        <Typography.Text style={{ ...mono, maxWidth: 260 }} ellipsis={{ showTooltip: true }}>
+        <Typography.Text style={{ ...mono, maxWidth: 260, marginBottom: 0 }} ellipsis={{ showTooltip: true }}>
           {v}
         </Typography.Text>
       ),

@@ -14,7 +14,6 @@ import { useState } from 'react';
 import { ListEmpty, ListPage, useKeywordList } from '../../../components/list-page';
 import { ListSearchBar } from '../../../components/list-search-bar';
 import { EditDeleteActions, LinkAction, RowLink } from '../../../components/row-actions';
-import { formatTime } from '../../../lib/format-time';
 import { useLocale } from '../../../lib/i18n';
 import { type DeviceHostListParams, useDeleteDeviceHost, useDeviceHostList, useSaveDeviceHost } from '../api';
 import { HostFormModal } from '../components/host-form-modal';
@@ -47,7 +46,7 @@ export default function DeviceHostListPage() {
     {
       title: t('dh.col.protocol'),
       dataIndex: 'protocol',
-      width: 90,
+      width: 80,
       render: (v: string) => (
         <Tag size="small" color={v === 'tcp' ? 'arcoblue' : 'purple'}>
           {v.toUpperCase()}
@@ -57,19 +56,20 @@ export default function DeviceHostListPage() {
     {
       title: t('dh.col.address'),
       dataIndex: 'address',
+      width: 180,
       render: (v: string) => <span style={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>{v}</span>,
     },
     {
       title: t('dh.col.state'),
       dataIndex: 'state',
-      width: 120,
+      width: 110,
       render: (_: unknown, row) => <HostState state={row.state} error={row.error} />,
     },
-    { title: t('dh.col.connected'), dataIndex: 'connected', width: 110 },
+    { title: t('dh.col.connected'), dataIndex: 'connected', width: 100 },
     {
       title: t('dh.col.enabled'),
       dataIndex: 'enabled',
-      width: 90,
+      width: 80,
       render: (v: boolean, row) => (
         <Switch
           size="small"
@@ -81,15 +81,9 @@ export default function DeviceHostListPage() {
       ),
     },
     {
-      title: t('dh.col.updated'),
-      dataIndex: 'updatedat',
-      width: 180,
-      render: (v: string) => <span style={{ whiteSpace: 'nowrap' }}>{formatTime(v)}</span>,
-    },
-    {
       title: t('common.operations'),
       dataIndex: 'operations',
-      width: 200,
+      width: 180,
       render: (_: unknown, row) => (
         <EditDeleteActions
           edit={() => setEditing(row)}
