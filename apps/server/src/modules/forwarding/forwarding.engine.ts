@@ -55,6 +55,10 @@ export interface ForwardingOptions {
   reloadMs: number;
   /** Messages waiting to be inserted at most (beyond: counted as dropped and logged). */
   maxQueued: number;
+  /** Consecutive messages of one device sent by one job (one claim), in order. */
+  batchPerDevice: number;
+  /** Least time between two claim rounds. */
+  minGapMs: number;
 }
 
 export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
@@ -67,6 +71,8 @@ export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
   timeoutMs: 10_000,
   reloadMs: 30_000,
   maxQueued: 50_000,
+  batchPerDevice: 50,
+  minGapMs: 25,
 };
 
 interface RuleEntry extends LoadedTarget {
@@ -104,7 +110,7 @@ export function loadTarget(deps: Pick<Deps, 'box'>, row: ForwardRuleRow): Loaded
 
 export class ForwardingEngine {
   readonly options: ForwardingOptions;
-  readonly worker: JobWorker<ForwardMessageRow>;
+  readonly worker: JobWorker<ForwardMessageRow[]>;
   readonly mqtt: MqttTargets;
   /** Totals of this instance, for tests and the bench. */
   readonly stats = { queued: 0, dropped: 0, delivered: 0, failed: 0, dead: 0 };
@@ -148,6 +154,8 @@ export class ForwardingEngine {
       channels: deps.channels,
       concurrency: this.options.concurrency,
       pollMs: this.options.pollMs,
+      // Every delivered batch wakes the worker; under load the claim query runs at most this often instead.
+      minGapMs: this.options.minGapMs,
     });
   }
 
@@ -294,54 +302,77 @@ export class ForwardingEngine {
 
   // --- the job kind -------------------------------------------------------------------------------------------------
 
-  private kind(): JobKind<ForwardMessageRow> {
+  private kind(): JobKind<ForwardMessageRow[]> {
     return {
       name: FORWARDING_KIND,
       claim: (limit) => this.claim(limit),
-      run: (row, ctx) => this.run(row, ctx.signal),
-      release: async (rows) => {
-        if (rows.length === 0) return;
-        await this.deps.db
-          .update(forwardMessages)
-          .set({ status: 'pending', lockedUntil: null, attempts: sql`${forwardMessages.attempts} - 1` })
-          .where(
-            and(
-              inArray(
-                forwardMessages.id,
-                rows.map((r) => r.id),
-              ),
-              eq(forwardMessages.status, 'taken'),
-            ),
-          );
-      },
+      run: (rows, ctx) => this.run(rows, ctx.signal),
+      release: async (jobs) => this.giveBack(jobs.flat()),
     };
   }
 
+  /** Rows claimed and never tried go back to pending, their attempt uncounted. */
+  private async giveBack(rows: readonly ForwardMessageRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.deps.db
+      .update(forwardMessages)
+      .set({ status: 'pending', lockedUntil: null, attempts: sql`${forwardMessages.attempts} - 1` })
+      .where(
+        and(
+          eq(forwardMessages.status, 'taken'),
+          sql`(${forwardMessages.id}, ${forwardMessages.attempts}) in (${sql.join(
+            rows.map((r) => sql`(${r.id}::bigint, ${r.attempts}::int)`),
+            sql`, `,
+          )})`,
+        ),
+      );
+  }
+
   /**
-   * The oldest undelivered row of each rule and device (running, not paused) when it is due: pending and past
-   * `run_at`, or taken with its lease run out. A head still under lease holds its device back.
+   * Jobs of up to `batchPerDevice` consecutive rows of one rule and device, oldest first, for `limit` devices: the
+   * claimable prefix of each device's undelivered rows (running rules only). A row is claimable when pending and
+   * past `run_at`, or taken with its lease run out; the prefix stops at the first row that is not, so a row under
+   * lease (or waiting for its retry) holds back every later row of its device.
    */
-  private async claim(limit: number): Promise<ForwardMessageRow[]> {
+  private async claim(limit: number): Promise<ForwardMessageRow[][]> {
     const now = this.deps.now();
     const dueBy = new Date(now.getTime() + 1).toISOString();
+    const nowIso = now.toISOString();
     const lease = new Date(now.getTime() + this.options.leaseMs);
-    return this.deps.db.transaction(async (tx) => {
-      const heads = (
+    /** Each candidate's place among its device's candidates (0, 1, ...). */
+    const position = new Map<number, number>();
+    const seen = new Map<string, number>();
+    const rows = await this.deps.db.transaction(async (tx) => {
+      const found = (
         (await tx.execute(sql`
-          select h.id from (
-            select distinct on (m.rule_id, m.device_id) m.id, m.rule_id, m.status, m.run_at, m.locked_until
-            from forward_messages m
-            where m.status in ('pending', 'taken')
-            order by m.rule_id, m.device_id, m.id
-          ) h
-          join forward_rules r on r.id = h.rule_id and r.enabled and r.paused_at is null
-          where (h.status = 'pending' and h.run_at < ${dueBy}::timestamptz)
-             or (h.status = 'taken' and h.locked_until < ${now.toISOString()}::timestamptz)
-          order by h.id
-          limit ${limit}
-        `)) as unknown as { rows: { id: number | string }[] }
-      ).rows.map((r) => Number(r.id));
-      if (heads.length === 0) return [];
+          select q.id, q.rule_id, q.device_id from (
+            select h.id, h.rule_id, h.device_id,
+              dense_rank() over (order by h.first_id) as device_rank,
+              min(h.ok) over (partition by h.rule_id, h.device_id order by h.id) as prefix_ok,
+              h.rn
+            from (
+              select m.id, m.rule_id, m.device_id,
+                row_number() over (partition by m.rule_id, m.device_id order by m.id) as rn,
+                min(m.id) over (partition by m.rule_id, m.device_id) as first_id,
+                case when (m.status = 'pending' and m.run_at < ${dueBy}::timestamptz)
+                       or (m.status = 'taken' and m.locked_until < ${nowIso}::timestamptz) then 1 else 0 end as ok
+              from forward_messages m
+              join forward_rules r on r.id = m.rule_id and r.enabled and r.paused_at is null
+              where m.status in ('pending', 'taken')
+            ) h
+          ) q
+          where q.prefix_ok = 1 and q.rn <= ${this.options.batchPerDevice} and q.device_rank <= ${limit}
+          order by q.id
+        `)) as unknown as { rows: { id: number | string; rule_id: number; device_id: number }[] }
+      ).rows;
+      if (found.length === 0) return [];
+      for (const r of found) {
+        const key = `${r.rule_id}:${r.device_id}`;
+        const n = seen.get(key) ?? 0;
+        position.set(Number(r.id), n);
+        seen.set(key, n + 1);
+      }
+      const candidates = found.map((r) => Number(r.id));
       const locked = await tx
         .select({
           id: forwardMessages.id,
@@ -349,7 +380,8 @@ export class ForwardingEngine {
           status: forwardMessages.status,
         })
         .from(forwardMessages)
-        .where(inArray(forwardMessages.id, heads))
+        .where(inArray(forwardMessages.id, candidates))
+        .orderBy(forwardMessages.id)
         .for('update', { skipLocked: true });
       const exhausted = locked.filter((r) => r.status === 'taken' && r.attempts >= this.options.maxAttempts);
       if (exhausted.length > 0) {
@@ -370,7 +402,7 @@ export class ForwardingEngine {
       }
       const take = locked.filter((r) => !exhausted.includes(r)).map((r) => r.id);
       if (take.length === 0) return [];
-      // Re-checked under the lock: another instance may have claimed or finished one since the heads were read.
+      // Re-checked under the lock: another instance may have claimed or finished one since the rows were read.
       return tx
         .update(forwardMessages)
         .set({ status: 'taken', attempts: sql`${forwardMessages.attempts} + 1`, lockedUntil: lease })
@@ -378,11 +410,29 @@ export class ForwardingEngine {
           and(
             inArray(forwardMessages.id, take),
             sql`((${forwardMessages.status} = 'pending' and ${forwardMessages.runAt} < ${dueBy}::timestamptz)
-              or (${forwardMessages.status} = 'taken' and ${forwardMessages.lockedUntil} < ${now.toISOString()}::timestamptz))`,
+              or (${forwardMessages.status} = 'taken' and ${forwardMessages.lockedUntil} < ${nowIso}::timestamptz))`,
           ),
         )
         .returning();
     });
+    // One job per rule and device, its rows in order. A gap (a row another instance took meanwhile, or one that went
+    // dead above) ends the batch there: what follows it goes back, so nothing overtakes a row of its own device.
+    const jobs = new Map<string, ForwardMessageRow[]>();
+    const sorted = [...rows].sort((a, b) => a.id - b.id);
+    const back: ForwardMessageRow[] = [];
+    for (const row of sorted) {
+      const key = `${row.ruleId}:${row.deviceId}`;
+      const list = jobs.get(key) ?? [];
+      // The n-th row of a job must be its device's n-th candidate: otherwise one before it is missing.
+      if (position.get(row.id) !== list.length) {
+        back.push(row);
+        continue;
+      }
+      list.push(row);
+      jobs.set(key, list);
+    }
+    if (back.length > 0) await this.giveBack(back);
+    return [...jobs.values()];
   }
 
   private ruleFor(row: ForwardMessageRow): RuleEntry | undefined {
@@ -396,34 +446,42 @@ export class ForwardingEngine {
       : this.mqtt.send(rule, message);
   }
 
-  private async run(row: ForwardMessageRow, signal: AbortSignal): Promise<void> {
-    let rule = this.ruleFor(row);
+  /**
+   * Delivers a device's batch in order. The first failure is written (retry later or dead letter) and the rows after
+   * it go back untried; successes are deleted and counted in group commits, awaited before the job ends.
+   */
+  private async run(rows: ForwardMessageRow[], signal: AbortSignal): Promise<void> {
+    const first = rows[0];
+    if (!first) return;
+    let rule = this.ruleFor(first);
     if (!rule) {
       // Changed on another instance a moment ago, or disabled: read again before judging.
       await this.reload();
-      rule = this.ruleFor(row);
+      rule = this.ruleFor(first);
     }
     if (!rule) {
-      // Disabled or deleted: give the row back unclaimed; the claim will not take it while the rule is off.
-      await this.deps.db
-        .update(forwardMessages)
-        .set({ status: 'pending', lockedUntil: null, attempts: sql`${forwardMessages.attempts} - 1` })
-        .where(this.mine(row));
+      // Disabled or deleted: give the rows back; the claim does not take them while the rule is off.
+      await this.giveBack(rows);
       return;
     }
-    const outcome = await this.send(rule, row.message, signal);
-    if (signal.aborted) return;
-    if (outcome.ok) {
-      this.stats.delivered++;
-      await this.done.add({
-        row,
-        latencyMs: Math.max(0, this.deps.now().getTime() - row.storedAt.getTime()),
-      });
-      // The device's next message is due now; look at once instead of at the next poll.
-      this.worker.wake();
-      return;
+    const done: Promise<void>[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const outcome = await this.send(rule, row.message, signal);
+      if (signal.aborted) return;
+      if (outcome.ok) {
+        this.stats.delivered++;
+        done.push(
+          this.done.add({ row, latencyMs: Math.max(0, this.deps.now().getTime() - row.storedAt.getTime()) }),
+        );
+        continue;
+      }
+      await this.markFailed(rule, row, outcome);
+      await this.giveBack(rows.slice(i + 1));
+      break;
     }
-    await this.markFailed(rule, row, outcome);
+    await Promise.all(done);
+    // The device's next messages are due now; look at once instead of at the next poll.
     this.worker.wake();
   }
 
