@@ -10,6 +10,7 @@ import { demoMeter, ModbusBus } from './modbus';
 import { newOtaStats, otaHandler } from './ota';
 import { PROPERTY_KEYS, type PropertyKey } from './telemetry';
 import { newTunnelStats, tunnelHandler } from './tunnel';
+import { DEFAULT_SOCKET_OPTIONS, runSocketFleet } from './socket-dtu';
 
 const HELP = `devsim: a fleet of virtual DTUs speaking the Cellhub MQTT protocol
 
@@ -70,6 +71,14 @@ Output:
                          its gateway rule, docs/gateway-rules.md): their status and readings (at --rate) on
                          P/up/sub_status and P/up/sub_property, and answers to P/down/sub_cmd, sub_config, sub_raw
                          (default 0 = none)
+  --socket tcp|udp       socket mode (docs/device-hosts.md): talk to a device host instead of MQTT; registration
+                         packet first, then heartbeats and a raw frame per 1/--rate s (--modbus: answer requests)
+    --host-port N        the device host's port (required with --socket)
+    --socket-host HOST   its address (default: the --api host, else 127.0.0.1)
+    --register TEXT      registration packet, {sn} replaced by the sn (default {sn})
+    --heartbeat TEXT     heartbeat packet ('' for none; default PING)
+    --heartbeat-every S  seconds between heartbeats (default 30)
+    --frame-bytes N      pad each raw frame to N bytes (default 0: the 5-byte frame)
   --status-every S       status line interval (default 5)
   --duration S           stop after S seconds (default: run until Ctrl-C)
   --help`;
@@ -115,6 +124,13 @@ const { values } = parseArgs({
     'tunnel-host': { type: 'string' },
     'tunnel-local': { type: 'string' },
     'sub-devices': { type: 'string', default: '0' },
+    socket: { type: 'string' },
+    'host-port': { type: 'string' },
+    'socket-host': { type: 'string' },
+    register: { type: 'string', default: '{sn}' },
+    heartbeat: { type: 'string', default: 'PING' },
+    'heartbeat-every': { type: 'string', default: '30' },
+    'frame-bytes': { type: 'string', default: '0' },
     'status-every': { type: 'string', default: '5' },
     duration: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -260,6 +276,32 @@ try {
   fail((err as Error).message);
 }
 if (values.save) writeFileSync(values.save, JSON.stringify(identities, null, 2));
+
+if (values.socket !== undefined) {
+  const protocol = values.socket;
+  if (protocol !== 'tcp' && protocol !== 'udp') fail(`--socket must be tcp or udp, got ${protocol}`);
+  if (values['host-port'] === undefined) fail('--socket needs --host-port');
+  await runSocketFleet(
+    identities,
+    {
+      ...DEFAULT_SOCKET_OPTIONS,
+      protocol,
+      host: values['socket-host'] ?? (values.api ? new URL(values.api).hostname : '127.0.0.1'),
+      port: num('host-port', 1, 65535),
+      register: values.register,
+      heartbeat: values.heartbeat,
+      heartbeatEvery: num('heartbeat-every', 0),
+      rate: num('rate', 0),
+      frameBytes: num('frame-bytes', 0, 65535),
+      modbus: values.modbus ? () => new ModbusBus([demoMeter()]) : undefined,
+      connectRate: num('connect-rate', 0),
+    },
+    {
+      statusEvery: num('status-every', 0.1),
+      duration: values.duration === undefined ? undefined : num('duration', 0),
+    },
+  );
+}
 
 const fleet = new Fleet(identities, options);
 const subReporter =
