@@ -3,6 +3,7 @@ import type {
   SceneBody,
   SceneDetail,
   SceneFile,
+  SceneImageResult,
   SceneFromModelBody,
   SceneItem,
   SceneModelBody,
@@ -15,7 +16,9 @@ import type {
 } from '@cellhub/contract/scenes';
 import type { DeviceItem } from '@cellhub/contract/devices';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { http } from '../../lib/request';
+import { useEffect, useRef, useState } from 'react';
+import { getToken } from '../../lib/auth';
+import { buildUrl, http } from '../../lib/request';
 
 export interface SceneListParams {
   current: number;
@@ -107,7 +110,10 @@ export function useUpdate(area: SceneArea, id: number) {
 export function useCopy(area: SceneArea) {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => http.post<{ id: number; name: string }>(`${basePath(area)}/${id}/copy`, {}),
+    mutationFn: ({ id, name }: { id: number; name?: string }) =>
+      http.post<{ id: number; name: string }>(`${basePath(area)}/${id}/copy`, name ? { name } : {}, {
+        silent: true,
+      }),
     onSuccess: () => qc.invalidateQueries({ queryKey: keyOf(area) }),
   });
 }
@@ -169,4 +175,80 @@ export function useDeviceOptions(keyword: string, productKey?: string | null) {
     placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
+}
+
+/** Uploads an image for the scene's background or an image widget; answers its file id. */
+export function uploadSceneImage(id: number, file: File): Promise<SceneImageResult> {
+  const form = new FormData();
+  form.append('file', file);
+  return http.post<SceneImageResult>(`/api/scenes/${id}/images`, form, { silent: true });
+}
+
+/**
+ * Object URLs of a scene's images (`GET /api/scenes/:id/images/:file` needs the bearer token, so an <image href>
+ * cannot load it): each file is fetched once as a blob; URLs of files no longer listed, and all of them on
+ * unmount, are revoked. A file that fails to load is left out (the widget draws its placeholder).
+ */
+export function useSceneImageUrls(
+  sceneId: number | undefined,
+  files: readonly string[],
+): Record<string, string> {
+  const [urls, setUrls] = useState<Record<string, string>>({});
+  const live = useRef(new Map<string, string>());
+  const key = [...new Set(files)].sort().join('\n');
+  useEffect(() => {
+    if (sceneId === undefined) return;
+    const wanted = key ? key.split('\n') : [];
+    const map = live.current;
+    let changed = false;
+    for (const [file, url] of map)
+      if (!wanted.includes(file)) {
+        URL.revokeObjectURL(url);
+        map.delete(file);
+        changed = true;
+      }
+    if (changed) setUrls(Object.fromEntries(map));
+    let stop = false;
+    for (const file of wanted) {
+      if (map.has(file)) continue;
+      const token = getToken();
+      void fetch(buildUrl(`/api/scenes/${sceneId}/images/${encodeURIComponent(file)}`), {
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      })
+        .then(async (res) => {
+          if (!res.ok) return;
+          const url = URL.createObjectURL(await res.blob());
+          if (stop || map.has(file)) {
+            URL.revokeObjectURL(url);
+            return;
+          }
+          map.set(file, url);
+          setUrls(Object.fromEntries(map));
+        })
+        .catch(() => undefined);
+    }
+    return () => {
+      stop = true;
+    };
+  }, [sceneId, key]);
+  // Revoke everything when the page goes.
+  useEffect(() => {
+    const map = live.current;
+    return () => {
+      for (const url of map.values()) URL.revokeObjectURL(url);
+      map.clear();
+    };
+  }, []);
+  return urls;
+}
+
+/** The image files a document shows: its background and its image widgets' files. */
+export function sceneImageFiles(doc: {
+  canvas: { background?: string | null };
+  widgets: readonly { kind: string; file?: string }[];
+}): string[] {
+  const out: string[] = [];
+  if (doc.canvas.background) out.push(doc.canvas.background);
+  for (const w of doc.widgets) if (w.kind === 'image' && w.file) out.push(w.file);
+  return out;
 }

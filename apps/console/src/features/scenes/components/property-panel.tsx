@@ -6,11 +6,14 @@ import {
   Empty,
   Input,
   InputNumber,
+  Message,
   Select,
   Space,
   Typography,
+  Upload,
 } from '@arco-design/web-react';
-import { IconDelete, IconPlus } from '@arco-design/web-react/icon';
+import { IconDelete, IconPlus, IconUpload } from '@arco-design/web-react/icon';
+import { useState } from 'react';
 import type { SceneSlotInput } from '@cellhub/contract/scenes';
 import { useProductProperties } from '../../devices/detail-api';
 import { useDeviceTemplate, withTemplateProperties } from '../../data-templates/device-properties';
@@ -28,6 +31,8 @@ export interface PropertyPanelProps {
   /** sn -> product key of devices the scene already names. */
   deviceProducts: Record<string, string>;
   onChange: (patch: Record<string, unknown>) => void;
+  /** Stores an image of the scene and answers its file id (image widgets); absent in models. */
+  onUpload?: (file: File) => Promise<string>;
   t: T;
 }
 
@@ -51,8 +56,10 @@ export function PropertyPanel({
   slots,
   deviceProducts,
   onChange,
+  onUpload,
   t,
 }: PropertyPanelProps) {
+  if (!w && count === 0) return null;
   if (!w)
     return (
       <div className={styles.panelEmpty}>
@@ -172,6 +179,9 @@ export function PropertyPanel({
             onChange={(v) => onChange({ step: num(v, 1) })}
           />
         </Row>
+      )}
+      {w.kind === 'image' && onUpload && (
+        <ImageFile file={w.file} onUpload={onUpload} onChange={onChange} t={t} />
       )}
       {w.kind === 'trend' && (
         <Row label={t('scene.prop.minutes')}>
@@ -319,6 +329,41 @@ export function PropertyPanel({
         </>
       )}
     </div>
+  );
+}
+
+function ImageFile({
+  file,
+  onUpload,
+  onChange,
+  t,
+}: {
+  file: string;
+  onUpload: (file: File) => Promise<string>;
+  onChange: (patch: Record<string, unknown>) => void;
+  t: T;
+}) {
+  const [uploading, setUploading] = useState(false);
+  return (
+    <Row label={t('scene.kind.image')}>
+      <Upload
+        accept="image/png,image/jpeg,image/gif,image/webp"
+        showUploadList={false}
+        autoUpload={false}
+        onChange={(_, f) => {
+          if (!f.originFile) return;
+          setUploading(true);
+          void onUpload(f.originFile)
+            .then((id) => onChange({ file: id }))
+            .catch((e: unknown) => Message.error(e instanceof Error ? e.message : t('scene.saveFailed')))
+            .finally(() => setUploading(false));
+        }}
+      >
+        <Button size="small" icon={<IconUpload />} loading={uploading} data-testid="scene-image-upload">
+          {file ? t('scene.canvas.replace') : t('scene.canvas.upload')}
+        </Button>
+      </Upload>
+    </Row>
   );
 }
 

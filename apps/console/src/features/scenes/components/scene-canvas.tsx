@@ -30,7 +30,7 @@ export interface SceneCanvasProps {
   onGesture?: (g: CanvasGesture) => void;
   onDropKind?: (kind: WidgetKind, x: number, y: number) => void;
   backgroundUrl?: string;
-  fileUrl?: (file: string) => string;
+  fileUrl?: (file: string) => string | undefined;
   onControl?: WidgetViewProps['onControl'];
   onLink?: WidgetViewProps['onLink'];
   labels: WidgetViewProps['labels'];

@@ -1,4 +1,17 @@
-import { Button, Divider, Input, Message, Select, Space, Tag, Tooltip } from '@arco-design/web-react';
+import {
+  Button,
+  ColorPicker,
+  Divider,
+  Input,
+  InputNumber,
+  Message,
+  Select,
+  Space,
+  Tag,
+  Tooltip,
+  Typography,
+  Upload,
+} from '@arco-design/web-react';
 import {
   IconAlignCenter,
   IconAlignLeft,
@@ -10,6 +23,7 @@ import {
   IconRedo,
   IconSave,
   IconUndo,
+  IconUpload,
   IconZoomIn,
   IconZoomOut,
 } from '@arco-design/web-react/icon';
@@ -56,6 +70,8 @@ import {
   type Widget,
   type WidgetKind,
 } from '../scene-editor-model';
+import { useTemplateList } from '../../data-templates/api';
+import { sceneImageFiles, useSceneImageUrls } from '../api';
 import { PropertyPanel } from './property-panel';
 import { DRAG_TYPE, SceneCanvas, type CanvasGesture } from './scene-canvas';
 import styles from './scene-editor.module.css';
@@ -93,7 +109,11 @@ export interface SceneEditorProps {
   slots?: SceneSlotInput[];
   deviceProducts?: Record<string, string>;
   backgroundUrl?: string;
-  fileUrl?: (file: string) => string;
+  fileUrl?: (file: string) => string | undefined;
+  /** A scene's id: its images are shown (fetched with the token) and `onUpload` stores new ones. */
+  sceneId?: number;
+  /** Stores an image of the scene and answers its file id (background, image widgets). */
+  onUpload?: (file: File) => Promise<string>;
   onSave: (doc: SceneDoc, slots?: SceneSlotInput[]) => Promise<void>;
   /** Reports unsaved changes (the page guards leaving). */
   onDirty?: (dirty: boolean) => void;
@@ -122,6 +142,10 @@ export function SceneEditor({
   const stageRef = useRef<HTMLDivElement>(null);
   const present = h.present;
   const dirty = isDirty(h) || slotsDirty;
+  const images = useSceneImageUrls(rest.fileUrl ? undefined : rest.sceneId, sceneImageFiles(present));
+  const bg = present.canvas.background;
+  const backgroundUrl = rest.backgroundUrl ?? (bg ? images[bg] : undefined);
+  const fileUrl = rest.fileUrl ?? ((f: string) => images[f]);
 
   useEffect(() => onDirty?.(dirty), [dirty, onDirty]);
 
@@ -439,8 +463,8 @@ export function SceneEditor({
               onSelect={setSelected}
               onGesture={onGesture}
               onDropKind={onDropKind}
-              backgroundUrl={rest.backgroundUrl}
-              fileUrl={rest.fileUrl}
+              backgroundUrl={backgroundUrl}
+              fileUrl={fileUrl}
               labels={{ offline: t('scene.offline'), stale: t('scene.stale'), set: t('scene.set') }}
             />
           </div>
@@ -453,8 +477,17 @@ export function SceneEditor({
             slots={slots}
             deviceProducts={deviceProducts}
             onChange={(patch) => one && edit(updateWidget(present, one.id, patch))}
+            onUpload={rest.onUpload}
             t={t}
           />
+          {!one && selected.length === 0 && (
+            <CanvasPanel
+              canvas={present.canvas}
+              onChange={(patch) => edit({ ...present, canvas: { ...present.canvas, ...patch } })}
+              onUpload={mode === 'scene' ? rest.onUpload : undefined}
+              t={t}
+            />
+          )}
           {mode === 'model' && (
             <SlotsPanel
               slots={slots}
@@ -471,6 +504,104 @@ export function SceneEditor({
   );
 }
 
+/** With nothing selected: the canvas — size, colour, grid and (scenes) the background image. */
+function CanvasPanel({
+  canvas,
+  onChange,
+  onUpload,
+  t,
+}: {
+  canvas: SceneDoc['canvas'];
+  onChange: (patch: Partial<SceneDoc['canvas']>) => void;
+  onUpload?: (file: File) => Promise<string>;
+  t: T;
+}) {
+  const [uploading, setUploading] = useState(false);
+  return (
+    <div className={styles.panel} data-testid="scene-canvas-panel">
+      <Typography.Title heading={6} style={{ margin: '0 0 8px' }}>
+        {t('scene.canvas')}
+      </Typography.Title>
+      <div className={styles.row}>
+        <span className={styles.rowLabel}>{t('scene.prop.size')}</span>
+        <div className={styles.rowField}>
+          <Space size={4}>
+            <InputNumber
+              size="small"
+              min={100}
+              max={10000}
+              value={canvas.width}
+              onChange={(v) => typeof v === 'number' && onChange({ width: Math.round(v) })}
+            />
+            <InputNumber
+              size="small"
+              min={100}
+              max={10000}
+              value={canvas.height}
+              onChange={(v) => typeof v === 'number' && onChange({ height: Math.round(v) })}
+            />
+          </Space>
+        </div>
+      </div>
+      <div className={styles.row}>
+        <span className={styles.rowLabel}>{t('scene.prop.background')}</span>
+        <div className={styles.rowField}>
+          <ColorPicker
+            size="mini"
+            value={canvas.background_color}
+            onChange={(c) => onChange({ background_color: String(c) })}
+          />
+        </div>
+      </div>
+      <div className={styles.row}>
+        <span className={styles.rowLabel}>{t('scene.canvas.grid')}</span>
+        <div className={styles.rowField}>
+          <InputNumber
+            size="small"
+            min={0}
+            max={200}
+            value={canvas.grid ?? 0}
+            onChange={(v) => onChange({ grid: typeof v === 'number' ? Math.round(v) : 0 })}
+          />
+        </div>
+      </div>
+      {onUpload && (
+        <div className={styles.row}>
+          <span className={styles.rowLabel}>{t('scene.canvas.image')}</span>
+          <div className={styles.rowField}>
+            <Space size={4} wrap>
+              <Upload
+                accept="image/png,image/jpeg,image/gif,image/webp"
+                showUploadList={false}
+                autoUpload={false}
+                onChange={(_, f) => {
+                  if (!f.originFile) return;
+                  setUploading(true);
+                  void onUpload(f.originFile)
+                    .then((file) => onChange({ background: file }))
+                    .catch((e: unknown) =>
+                      Message.error(e instanceof Error ? e.message : t('scene.saveFailed')),
+                    )
+                    .finally(() => setUploading(false));
+                }}
+              >
+                <Button size="small" icon={<IconUpload />} loading={uploading} data-testid="scene-bg-upload">
+                  {t('scene.canvas.upload')}
+                </Button>
+              </Upload>
+              {canvas.background && (
+                <Button size="small" status="danger" onClick={() => onChange({ background: null })}>
+                  {t('scene.canvas.removeImage')}
+                </Button>
+              )}
+            </Space>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
 function SlotsPanel({
   slots,
   onChange,
@@ -482,6 +613,7 @@ function SlotsPanel({
 }) {
   const set = (i: number, patch: Partial<SceneSlotInput>) =>
     onChange(slots.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const templates = useTemplateList({ current: 1, per_page: 100 }).data?.data ?? [];
   return (
     <div className={styles.slots} data-testid="scene-slots">
       <div style={{ fontWeight: 500, marginBottom: 8 }}>{t('scene.slots')}</div>
@@ -511,12 +643,46 @@ function SlotsPanel({
               aria-label={t('scene.delete')}
             />
           </Space>
-          <Input
-            size="small"
-            placeholder={t('scene.slot.product')}
-            value={s.product_key ?? ''}
-            onChange={(v) => set(i, { product_key: v || undefined, template_id: undefined })}
-          />
+          <Space size={4}>
+            <Select
+              size="small"
+              style={{ width: 96 }}
+              value={s.template_id !== undefined ? 'template' : 'product'}
+              onChange={(by: string) =>
+                set(
+                  i,
+                  by === 'template'
+                    ? { product_key: undefined, template_id: templates[0]?.id }
+                    : { product_key: '', template_id: undefined },
+                )
+              }
+              options={[
+                { value: 'product', label: t('scene.slot.byProduct') },
+                { value: 'template', label: t('scene.slot.byTemplate') },
+              ]}
+              data-testid={`slot-by-${i}`}
+            />
+            {s.template_id !== undefined ? (
+              <Select
+                size="small"
+                style={{ width: 136 }}
+                showSearch
+                placeholder={t('scene.slot.template')}
+                value={s.template_id ?? undefined}
+                onChange={(v: number) => set(i, { template_id: v, product_key: undefined })}
+                options={templates.map((x) => ({ value: x.id, label: x.name }))}
+                data-testid={`slot-template-${i}`}
+              />
+            ) : (
+              <Input
+                size="small"
+                style={{ width: 136 }}
+                placeholder={t('scene.slot.product')}
+                value={s.product_key ?? ''}
+                onChange={(v) => set(i, { product_key: v || undefined, template_id: undefined })}
+              />
+            )}
+          </Space>
         </Space>
       ))}
       <Button

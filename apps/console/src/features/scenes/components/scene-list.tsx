@@ -49,6 +49,8 @@ export function SceneList({ area, onCreate }: { area: SceneArea; onCreate: () =>
   const copy = useCopy(area);
   const imp = useImport(area);
   const [issues, setIssues] = useState<{ message: string; details: SceneFileIssue[] }>();
+  const [copying, setCopying] = useState<Row>();
+  const [copyForm] = Form.useForm<{ name: string }>();
   const detail = area === 'scene' ? '/scene/detail' : '/scene/model/detail';
   const p = area === 'scene' ? 'scene' : 'scene.model';
 
@@ -117,17 +119,16 @@ export function SceneList({ area, onCreate }: { area: SceneArea; onCreate: () =>
         const links = (
           <>
             <LinkAction to={`${detail}/${row.id}`}>{t('scene.open')}</LinkAction>
-            {mine && (
-              <ButtonAction
-                onClick={() =>
-                  void copy
-                    .mutateAsync(row.id)
-                    .then((c) => Message.success(t('scene.copied', { name: c.name })))
-                }
-              >
-                {t('scene.copy')}
-              </ButtonAction>
-            )}
+            <ButtonAction
+              onClick={() => {
+                copyForm.setFieldsValue({
+                  name: t('scene.copy.defaultName', { name: row.name }).slice(0, 64),
+                });
+                setCopying(row);
+              }}
+            >
+              {t('scene.copy')}
+            </ButtonAction>
             {mine && (
               <ButtonAction onClick={() => void exportFile(area, row.id, row.name).catch(() => undefined)}>
                 {t('scene.export')}
@@ -203,6 +204,32 @@ export function SceneList({ area, onCreate }: { area: SceneArea; onCreate: () =>
         />
       }
     >
+      <Modal
+        title={t('scene.copy.title', { name: copying?.name ?? '' })}
+        visible={!!copying}
+        confirmLoading={copy.isPending}
+        onCancel={() => setCopying(undefined)}
+        onOk={async () => {
+          const v = await copyForm.validate();
+          try {
+            const c = await copy.mutateAsync({ id: copying!.id, name: v.name });
+            setCopying(undefined);
+            Message.success(t('scene.copied', { name: c.name }));
+          } catch (e) {
+            Message.error(e instanceof ApiError ? e.message : t('scene.saveFailed'));
+          }
+        }}
+      >
+        <Form form={copyForm} layout="vertical">
+          <Form.Item
+            label={t('scene.copy.name')}
+            field="name"
+            rules={[{ required: true, message: t('scene.create.nameRequired') }]}
+          >
+            <Input maxLength={64} data-testid="scene-copy-name" />
+          </Form.Item>
+        </Form>
+      </Modal>
       <Modal
         title={t('scene.import.refused')}
         visible={!!issues}

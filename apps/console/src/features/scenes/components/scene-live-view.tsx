@@ -4,9 +4,9 @@ import type { SceneDevice } from '@cellhub/contract/scenes';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useDeviceEvents, type RealtimeClient } from '../../../lib/realtime';
 import { ApiError, http } from '../../../lib/request';
-import { fetchSceneValues, writeWidget } from '../api';
+import { fetchSceneValues, sceneImageFiles, useSceneImageUrls, writeWidget } from '../api';
 import { bindingOf, fitScale, type SceneDoc, type Widget } from '../scene-editor-model';
-import { SceneLiveStore, bindingKey } from '../scene-live-store';
+import { SceneLiveStore, bindingKey, frameScheduler } from '../scene-live-store';
 import { LiveContext, type LiveContextValue } from './live-context';
 import { SceneCanvas } from './scene-canvas';
 import styles from './scene-editor.module.css';
@@ -20,7 +20,7 @@ export interface SceneLiveViewProps {
   /** False for view-share viewers: every control is disabled. */
   canControl: boolean;
   backgroundUrl?: string;
-  fileUrl?: (file: string) => string;
+  fileUrl?: (file: string) => string | undefined;
   onLink?: (sn: string) => void;
   /** The element shown full screen (presentation mode). */
   stageRef?: React.RefObject<HTMLDivElement | null>;
@@ -36,13 +36,17 @@ const enc = encodeURIComponent;
 /** The live scene: values from GET /values, then the WebSocket; a clock greys stale values; controls write. */
 export function SceneLiveView(props: SceneLiveViewProps) {
   const { doc, devices, sceneId, t } = props;
-  const [store] = useState(() => props.store ?? new SceneLiveStore());
+  const [store] = useState(() => props.store ?? new SceneLiveStore({ schedule: frameScheduler() }));
   const [cycles] = useState(() => new Map<string, number | null>());
   const [zoom, setZoom] = useState(1);
   const innerRef = useRef<HTMLDivElement>(null);
   const stageRef = props.stageRef ?? innerRef;
   const sns = useMemo(() => devices.filter((d) => d.visible).map((d) => d.sn), [devices]);
   const control = useMemo(() => new Set(devices.filter((d) => d.control).map((d) => d.sn)), [devices]);
+  const images = useSceneImageUrls(props.fileUrl ? undefined : sceneId, sceneImageFiles(doc));
+  const bg = doc.canvas.background;
+  const backgroundUrl = props.backgroundUrl ?? (bg ? images[bg] : undefined);
+  const fileUrl = useMemo(() => props.fileUrl ?? ((f: string) => images[f]), [props.fileUrl, images]);
 
   // Online state known from the detail.
   useEffect(() => {
@@ -197,8 +201,8 @@ export function SceneLiveView(props: SceneLiveViewProps) {
             doc={doc}
             zoom={zoom}
             editing={false}
-            backgroundUrl={props.backgroundUrl}
-            fileUrl={props.fileUrl}
+            backgroundUrl={backgroundUrl}
+            fileUrl={fileUrl}
             onControl={onControl}
             onLink={props.onLink}
             labels={{ offline: t('scene.offline'), stale: t('scene.stale'), set: t('scene.set') }}

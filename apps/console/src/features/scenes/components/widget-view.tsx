@@ -12,7 +12,7 @@ export interface WidgetViewProps {
   /** Edit mode: no live values, a sample look. */
   editing: boolean;
   /** Image widgets and the background: the URL of an uploaded file. */
-  fileUrl?: (file: string) => string;
+  fileUrl?: (file: string) => string | undefined;
   onControl?: (widget: Widget, value: number | boolean) => void;
   onLink?: (sn: string) => void;
   labels: { offline: string; stale: string; set: string };
@@ -337,16 +337,10 @@ function Body({
           </text>
         </>
       );
-    case 'image':
-      return w.file && fileUrl ? (
-        <image
-          href={fileUrl(w.file)}
-          x={w.x}
-          y={w.y}
-          width={w.w}
-          height={w.h}
-          preserveAspectRatio="xMidYMid meet"
-        />
+    case 'image': {
+      const href = w.file ? fileUrl?.(w.file) : undefined;
+      return href ? (
+        <image href={href} x={w.x} y={w.y} width={w.w} height={w.h} preserveAspectRatio="xMidYMid meet" />
       ) : (
         <>
           {frame}
@@ -356,6 +350,7 @@ function Body({
           />
         </>
       );
+    }
     case 'link': {
       const sn = 'sn' in w.target ? w.target.sn : undefined;
       return (

@@ -7,7 +7,7 @@ import { PageContainer } from '../../../components/page-container';
 import { isRecordId, recordState } from '../../../components/result-page/result-page';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
-import { useScene, useUpdate } from '../api';
+import { uploadSceneImage, useScene, useUpdate } from '../api';
 import { SceneEditor } from '../components/scene-editor';
 import { SceneLiveView } from '../components/scene-live-view';
 import locale from '../locale';
@@ -97,6 +97,8 @@ export default function SceneDetailPage() {
             mode="scene"
             doc={scene.document as SceneDoc}
             deviceProducts={deviceProducts}
+            sceneId={scene.id}
+            onUpload={async (file) => (await uploadSceneImage(scene.id, file)).file}
             onDirty={setDirty}
             t={t}
             onSave={async (doc) => {
