@@ -43,7 +43,6 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'gwRule.sub.product': 'Product',
   'gwRule.sub.online': 'Status',
   'gwRule.sub.last': 'Last seen',
-  'gwRule.sub.bound': 'Bound',
   'gwRule.unbind': 'Unbind',
   'gwRule.unbindConfirm': 'Unbind sub-device {sn}? The gateway stops speaking for it and it goes offline.',
   'gwRule.unbindSelected': 'Unbind selected ({n})',

@@ -40,7 +40,6 @@ const zhCN = {
   'gwRule.sub.product': '所属产品',
   'gwRule.sub.online': '状态',
   'gwRule.sub.last': '最后通信',
-  'gwRule.sub.bound': '绑定时间',
   'gwRule.unbind': '解绑',
   'gwRule.unbindConfirm': '解绑子设备 {sn}？解绑后网关不再代其收发数据，设备将离线。',
   'gwRule.unbindSelected': '解绑所选（{n}）',

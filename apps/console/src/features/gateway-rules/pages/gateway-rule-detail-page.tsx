@@ -56,10 +56,12 @@ export default function GatewayRuleDetailPage() {
     {
       title: t('gwRule.sub.sn'),
       dataIndex: 'sn',
+      width: 180,
+      ellipsis: true,
       render: (v: string, row) => (
-        <span style={{ whiteSpace: 'nowrap' }}>
-          <RowLink to={deviceLink(row.product_key, v)}>{v}</RowLink>
-        </span>
+        <RowLink to={deviceLink(row.product_key, v)} title={v}>
+          {v}
+        </RowLink>
       ),
     },
     {
@@ -82,19 +84,13 @@ export default function GatewayRuleDetailPage() {
     {
       title: t('gwRule.sub.last'),
       dataIndex: 'lastcommunicationat',
-      width: 180,
+      width: 170,
       render: (v: string | null) => <span style={{ whiteSpace: 'nowrap' }}>{v ? formatTime(v) : '-'}</span>,
-    },
-    {
-      title: t('gwRule.sub.bound'),
-      dataIndex: 'bound_at',
-      width: 180,
-      render: (v: string) => <span style={{ whiteSpace: 'nowrap' }}>{formatTime(v)}</span>,
     },
     {
       title: t('common.operations'),
       dataIndex: 'operations',
-      width: 90,
+      width: 110,
       render: (_: unknown, row) => (
         <RowActions>
           <ConfirmAction
@@ -193,6 +189,7 @@ export default function GatewayRuleDetailPage() {
               selectedRowKeys: selected,
               onChange: (keys) => setSelected(keys as string[]),
             }}
+            tableLayoutFixed
             data-testid="gw-subs"
             noDataElement={<Empty description={t('gwRule.subs.empty')} />}
           />
