@@ -16,6 +16,7 @@ import { ResultPage } from '../../../components/result-page/result-page';
 import shareLocale from '../../../components/share-dialog/locale';
 import { SharedMark } from '../../../components/share-dialog/shared-mark';
 import { whenIdle } from '../../../lib/idle';
+import { TunnelsTabTitle } from '../../tunnels/components/tunnels-tab-title';
 
 // The other tabs load when first opened: the overview is what the page shows first (issue 13's load weight).
 const PropertiesPanel = lazy(() => import('../components/detail/properties-panel'));
@@ -26,6 +27,8 @@ const ModbusVariablesCard = lazy(() => import('../components/detail/modbus-varia
 const ShareDialog = lazy(() => import('../../../components/share-dialog/share-dialog'));
 // Below the overview: loaded (and its events read) once the browser is idle after the device shows, not before.
 const DeviceTimelineCard = lazy(() => import('../components/detail/device-timeline-card'));
+// Remote tunnels (docs/tunnels.md): owner or control share; a view share is not offered the tab.
+const TunnelsPanel = lazy(() => import('../../tunnels/components/tunnels-panel'));
 
 /** What a tab shows while its chunk downloads. */
 const panelLoading = (
@@ -34,7 +37,7 @@ const panelLoading = (
   </Card>
 );
 
-const TABS = ['overview', 'properties', 'commands', 'logs', 'config'] as const;
+const TABS = ['overview', 'properties', 'commands', 'logs', 'config', 'tunnels'] as const;
 type Tab = (typeof TABS)[number];
 
 /** /device/detail/:productKey/:sn — one device: information, data, commands, log and configuration, live. */
@@ -139,8 +142,11 @@ export default function DeviceDetailPage() {
           style={{ marginTop: 12 }}
           headerPadding={false}
         >
-          {TABS.map((k) => (
-            <Tabs.TabPane key={k} title={t(`deviceDetail.tab.${k}`)} />
+          {TABS.filter((k) => k !== 'tunnels' || !viewOnly).map((k) => (
+            <Tabs.TabPane
+              key={k}
+              title={k === 'tunnels' ? <TunnelsTabTitle /> : t(`deviceDetail.tab.${k}`)}
+            />
           ))}
         </Tabs>
       </Card>
@@ -156,6 +162,7 @@ export default function DeviceDetailPage() {
         {tab === 'commands' && <CommandsPanel d={d} readOnly={viewOnly} />}
         {tab === 'logs' && <DeviceLogPanel sn={d.sn} />}
         {tab === 'config' && <ConfigPanel sn={d.sn} readOnly={viewOnly} />}
+        {tab === 'tunnels' && <TunnelsPanel sn={d.sn} readOnly={viewOnly} />}
       </Suspense>
       {sharing && (
         <Suspense fallback={null}>

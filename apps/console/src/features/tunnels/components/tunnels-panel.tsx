@@ -1,0 +1,336 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Empty,
+  Form,
+  Input,
+  InputNumber,
+  Modal,
+  Radio,
+  Result,
+  Space,
+  Table,
+  Tooltip,
+  Typography,
+  type BadgeProps,
+  type TableColumnProps,
+} from '@arco-design/web-react';
+import { IconPlus, IconRefresh } from '@arco-design/web-react/icon';
+import {
+  IPV4_RULE,
+  TUNNEL_PROTOCOLS,
+  type TunnelBody,
+  type TunnelItem,
+  type TunnelReason,
+  type TunnelStatus,
+} from '@cellhub/contract/tunnels';
+import { useState } from 'react';
+import { ConfirmAction, RowActions } from '../../../components/row-actions';
+import { formatSize } from '../../../lib/format-size';
+import { formatTime } from '../../../lib/format-time';
+import { type Translate, useLocale } from '../../../lib/i18n';
+import { ApiError } from '../../../lib/request';
+import { toast } from '../../../lib/toast';
+import { useCloseTunnel, useOpenTunnel, useTunnels } from '../api';
+import locale from '../locale';
+
+const STATUS_BADGE: Record<TunnelStatus, Pick<BadgeProps, 'status' | 'color'>> = {
+  opening: { status: 'processing' },
+  open: { status: 'success' },
+  closed: { color: 'gray' },
+  failed: { status: 'error' },
+};
+
+const reasonText = (t: Translate, reason: TunnelReason | null | undefined) =>
+  reason ? t(`tunnels.reason.${reason}`) : '';
+
+function AddressCell({ item, t }: { item: TunnelItem; t: Translate }) {
+  if (!item.address) return <Typography.Text type="secondary">-</Typography.Text>;
+  const live = item.status === 'open';
+  const href = item.protocol === 'http' ? `http://${item.address}` : undefined;
+  return (
+    <Space direction="vertical" size={0}>
+      <Typography.Text
+        copyable={live ? { text: item.address } : false}
+        type={live ? undefined : 'secondary'}
+        style={{ margin: 0, fontFamily: 'monospace' }}
+        data-testid="tunnel-address"
+      >
+        {live && href ? (
+          <a href={href} target="_blank" rel="noreferrer">
+            {href}
+          </a>
+        ) : (
+          item.address
+        )}
+      </Typography.Text>
+      {live && (
+        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          {t('tunnels.allowed', { ip: item.allowed_ip })}
+        </Typography.Text>
+      )}
+    </Space>
+  );
+}
+
+function OpenTunnelModal({ sn, onClose }: { sn: string; onClose: () => void }) {
+  const t = useLocale(locale);
+  const [form] = Form.useForm<TunnelBody>();
+  const open = useOpenTunnel(sn);
+  const failure =
+    open.error instanceof ApiError && open.error.code === 11016
+      ? ((open.error.details as { reason?: TunnelReason } | undefined)?.reason ?? null)
+      : undefined;
+
+  const submit = async () => {
+    const values = await form.validate().catch(() => undefined);
+    if (!values) return;
+    const made = await open.mutateAsync(values).catch(() => undefined);
+    if (!made) return;
+    toast('success', t('tunnels.opened', { address: made.address ?? '' }));
+    onClose();
+  };
+
+  return (
+    <Modal
+      visible
+      title={t('tunnels.form.title')}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      okText={t('tunnels.form.submit')}
+      cancelText={t('tunnels.form.cancel')}
+      confirmLoading={open.isPending}
+      maskClosable={!open.isPending}
+      unmountOnExit
+      data-testid="tunnel-form"
+    >
+      <Form
+        form={form}
+        layout="vertical"
+        initialValues={{ protocol: 'tcp', local_ip: '192.168.1.10' }}
+        disabled={open.isPending}
+      >
+        <Form.Item
+          label={t('tunnels.form.name')}
+          field="name"
+          rules={[{ required: true, message: t('tunnels.form.name.required') }, { maxLength: 64 }]}
+        >
+          <Input placeholder={t('tunnels.form.name.placeholder')} maxLength={64} />
+        </Form.Item>
+        <Form.Item
+          label={t('tunnels.form.protocol')}
+          field="protocol"
+          extra={t('tunnels.form.protocol.help')}
+        >
+          <Radio.Group type="button">
+            {TUNNEL_PROTOCOLS.map((p) => (
+              <Radio key={p} value={p}>
+                {p.toUpperCase()}
+              </Radio>
+            ))}
+          </Radio.Group>
+        </Form.Item>
+        <Space size={16} align="start" style={{ width: '100%' }}>
+          <Form.Item
+            label={t('tunnels.form.localIp')}
+            field="local_ip"
+            style={{ width: 280 }}
+            rules={[
+              { required: true, message: t('tunnels.form.localIp.required') },
+              {
+                validator: (v: string | undefined, cb) =>
+                  cb(v && !IPV4_RULE.test(v.trim()) ? t('tunnels.form.localIp.invalid') : undefined),
+              },
+            ]}
+          >
+            <Input placeholder={t('tunnels.form.localIp.placeholder')} />
+          </Form.Item>
+          <Form.Item
+            label={t('tunnels.form.localPort')}
+            field="local_port"
+            style={{ width: 160 }}
+            rules={[
+              {
+                required: true,
+                type: 'number',
+                min: 1,
+                max: 65535,
+                message: t('tunnels.form.localPort.required'),
+              },
+            ]}
+          >
+            <InputNumber min={1} max={65535} precision={0} placeholder="80" />
+          </Form.Item>
+        </Space>
+      </Form>
+      {open.isPending && (
+        <Alert type="info" content={t('tunnels.form.opening')} data-testid="tunnel-opening" />
+      )}
+      {failure !== undefined && !open.isPending && (
+        <Alert
+          type="error"
+          content={t('tunnels.form.failed', { reason: reasonText(t, failure) })}
+          data-testid="tunnel-failed"
+        />
+      )}
+    </Modal>
+  );
+}
+
+/** The device page's "Remote tunnel" tab: the device's tunnels, open and close them (owner or control share). */
+export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: boolean }) {
+  const t = useLocale(locale);
+  const [page, setPage] = useState({ current: 1, per_page: 10 });
+  const [opening, setOpening] = useState(false);
+  const list = useTunnels(sn, page, !readOnly);
+  const close = useCloseTunnel(sn);
+
+  if (readOnly)
+    return (
+      <Card bordered={false}>
+        <Alert type="info" content={t('tunnels.readOnly')} />
+      </Card>
+    );
+
+  const columns: TableColumnProps<TunnelItem>[] = [
+    { title: t('tunnels.col.name'), dataIndex: 'name', width: 140, ellipsis: true },
+    {
+      title: t('tunnels.col.protocol'),
+      dataIndex: 'protocol',
+      width: 80,
+      render: (p: string) => p.toUpperCase(),
+    },
+    {
+      title: t('tunnels.col.target'),
+      width: 150,
+      render: (_: unknown, r) => (
+        <span style={{ fontFamily: 'monospace' }}>
+          {r.local_ip}:{r.local_port}
+        </span>
+      ),
+    },
+    {
+      title: t('tunnels.col.address'),
+      width: 230,
+      render: (_: unknown, r) => <AddressCell item={r} t={t} />,
+    },
+    {
+      title: t('tunnels.col.status'),
+      width: 150,
+      render: (_: unknown, r) => {
+        const badge = (
+          <Badge
+            {...STATUS_BADGE[r.status]}
+            text={t(`tunnels.status.${r.status}`)}
+            data-testid="tunnel-status"
+          />
+        );
+        const why =
+          r.status === 'open' && r.expires_at
+            ? t('tunnels.expires', { time: formatTime(r.expires_at) })
+            : reasonText(t, r.reason);
+        return (
+          <Space direction="vertical" size={0}>
+            {badge}
+            {why && (
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                {r.code ? `${r.code} · ` : ''}
+                {why}
+              </Typography.Text>
+            )}
+          </Space>
+        );
+      },
+    },
+    {
+      title: t('tunnels.col.bytes'),
+      width: 150,
+      render: (_: unknown, r) => `${formatSize(r.bytes_in)} / ${formatSize(r.bytes_out)}`,
+    },
+    { title: t('tunnels.col.connections'), dataIndex: 'connections', width: 80 },
+    { title: t('tunnels.col.openedBy'), dataIndex: 'opened_by', width: 110, ellipsis: true },
+    {
+      title: t('tunnels.col.created'),
+      width: 160,
+      render: (_: unknown, r) => formatTime(r.createdat),
+    },
+    {
+      title: t('tunnels.col.actions'),
+      width: 80,
+      fixed: 'right',
+      render: (_: unknown, r) =>
+        r.status === 'open' || r.status === 'opening' ? (
+          <RowActions>
+            <ConfirmAction
+              title={t('tunnels.closeConfirm')}
+              status="danger"
+              onConfirm={() => close.mutateAsync(r.id)}
+              done={t('tunnels.closed')}
+            >
+              {t('tunnels.close')}
+            </ConfirmAction>
+          </RowActions>
+        ) : null,
+    },
+  ];
+
+  return (
+    <Card
+      bordered={false}
+      title={t('tunnels.title')}
+      extra={
+        <Space>
+          <Tooltip content={t('tunnels.refresh')}>
+            <Button
+              icon={<IconRefresh />}
+              aria-label={t('tunnels.refresh')}
+              onClick={() => void list.refetch()}
+            />
+          </Tooltip>
+          <Button
+            type="primary"
+            icon={<IconPlus />}
+            onClick={() => setOpening(true)}
+            data-testid="tunnel-open"
+          >
+            {t('tunnels.open')}
+          </Button>
+        </Space>
+      }
+      data-testid="tunnels-panel"
+    >
+      <Typography.Paragraph type="secondary" style={{ marginTop: 0 }}>
+        {t('tunnels.help')}
+      </Typography.Paragraph>
+      {list.isError && !list.data ? (
+        <Result
+          status="error"
+          title={t('tunnels.loadError')}
+          subTitle={list.error instanceof Error ? list.error.message : undefined}
+          extra={<Button onClick={() => void list.refetch()}>{t('tunnels.retry')}</Button>}
+        />
+      ) : (
+        <Table<TunnelItem>
+          rowKey="id"
+          columns={columns}
+          data={list.data?.data ?? []}
+          loading={list.isLoading}
+          scroll={{ x: 1300 }}
+          border={false}
+          noDataElement={<Empty description={`${t('tunnels.empty')} · ${t('tunnels.empty.hint')}`} />}
+          pagination={{
+            current: page.current,
+            pageSize: page.per_page,
+            total: list.data?.total ?? 0,
+            hideOnSinglePage: true,
+            onChange: (current, per_page) => setPage({ current, per_page }),
+          }}
+          data-testid="tunnels-table"
+        />
+      )}
+      {opening && <OpenTunnelModal sn={sn} onClose={() => setOpening(false)} />}
+    </Card>
+  );
+}

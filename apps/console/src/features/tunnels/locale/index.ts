@@ -1,0 +1,4 @@
+import enUS from './en-US';
+import zhCN from './zh-CN';
+
+export default { 'zh-CN': zhCN, 'en-US': enUS };
