@@ -160,6 +160,8 @@ let devsim;
 let devsimRaw;
 /** The Modbus DTUs of the platform-polling demo (docs/modbus-polling.md). */
 let devsimModbus;
+/** The gateway with sub-devices of the gateway rules demo (docs/gateway-rules.md). */
+let devsimGateway;
 let stopping = false;
 async function stopAll(code) {
   if (stopping) return;
@@ -168,6 +170,7 @@ async function stopAll(code) {
   await stopChild(devsim, 'SIGINT', 10_000);
   await stopChild(devsimRaw, 'SIGINT', 10_000);
   await stopChild(devsimModbus, 'SIGINT', 10_000);
+  await stopChild(devsimGateway, 'SIGINT', 10_000);
   await stopChild(server, 'SIGTERM', 15_000);
   process.exit(code);
 }
@@ -629,6 +632,71 @@ void (async () => {
     );
   } catch (err) {
     say(`could not set up the Modbus demo: ${err.message}`);
+  }
+})();
+
+// Gateway rules (docs/gateway-rules.md): a gateway (GW000001) speaking for three RS485 sensors behind it, bound to its
+// rule; devsim's gateway mode (--sub-devices) reports their readings on P/up/sub_property and answers their commands,
+// so each shows as a device of its own, online while the gateway is.
+const GATEWAY_PRODUCT = { product_key: 'gateway-demo', name: '边缘网关（演示）', nodetype: 'gateway' };
+const SUB_PRODUCT = {
+  product_key: 'subsensor-demo',
+  name: 'RS485 温湿度子设备（演示）',
+  nodetype: 'sub_device',
+};
+void (async () => {
+  const gatewaySn = 'GW000001';
+  const subs = ['S01', 'S02', 'S03'].map((s) => `${gatewaySn}-${s}`);
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const found = await api(base, 'GET', '/api/products?keyword=-demo&per_page=100', undefined, token);
+    for (const [product, properties] of [
+      [GATEWAY_PRODUCT, []],
+      [SUB_PRODUCT, PROPERTIES.filter((p) => p.key === 'temperature' || p.key === 'humidity')],
+    ]) {
+      if (!found.some((p) => p.product_key === product.product_key))
+        await api(base, 'POST', '/api/products', { ...product, properties }, token);
+    }
+    const rules = await api(base, 'GET', `/api/gateway-rules?keyword=${gatewaySn}`, undefined, token);
+    if (rules.length === 0) {
+      const have = await api(base, 'GET', `/api/devices?keyword=${gatewaySn}&per_page=20`, undefined, token);
+      if (!have.some((d) => d.sn === gatewaySn))
+        await api(
+          base,
+          'POST',
+          '/api/devices',
+          { product_key: GATEWAY_PRODUCT.product_key, sn: [gatewaySn] },
+          token,
+        );
+      const missing = subs.filter((sn) => !have.some((d) => d.sn === sn));
+      if (missing.length > 0)
+        await api(base, 'POST', '/api/devices', { product_key: SUB_PRODUCT.product_key, sn: missing }, token);
+      const rule = await api(
+        base,
+        'POST',
+        '/api/gateway-rules',
+        { name: '锅炉房网关', gateway_sn: gatewaySn },
+        token,
+      );
+      const sub_devices = subs.map((sn, i) => ({ sn, address: String(i + 1), name: `温湿度 ${i + 1}` }));
+      await api(base, 'POST', `/api/gateway-rules/${rule.id}/bind`, { sub_devices }, token);
+      say(
+        `gateway rules: ${gatewaySn} speaks for ${subs.join(', ')} (/rule-setting/gate-way/detail/${rule.id})`,
+      );
+    }
+    devsimGateway = run(
+      'devsim-gateway',
+      [
+        join(root, 'node_modules/tsx/dist/cli.mjs'),
+        join(root, 'apps/devsim/src/cli.ts'),
+        ...['--api', base, '--password', PASSWORD, '--product', GATEWAY_PRODUCT.product_key],
+        ...['--url', `mqtt://127.0.0.1:${MQTT_PORT}`, '--rate', '0.2', '--sub-devices', '3'],
+        ...['--status-every', '60'],
+      ],
+      {},
+    );
+  } catch (err) {
+    say(`could not set up the gateway rules demo: ${err.message}`);
   }
 })();
 
