@@ -8,6 +8,7 @@ import type {
 import { downTopic } from '@cellhub/contract/protocol';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { connectDevice, createDevices, eventually, type TestDevice, up } from '../../test/gateway-test-kit';
+import { SocketDtu } from '../../test/socket-dtu';
 import { openSocket, listenUrl } from '../../test/ws-test-client';
 
 let t: TestApp;
@@ -17,7 +18,10 @@ let other: { uid: number; token: string; username: string };
 const clients: MqttClient[] = [];
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  // Socket-mode DTUs (device hosts) take ports of this module's test block (19500-19599).
+  t = await buildTestApp({
+    config: { deviceHosts: { ports: { min: 19550, max: 19599 }, address: 'hosts.example.test' } },
+  });
   url = `mqtt://127.0.0.1:${t.app.broker.port}`;
   owner = await t.createUser();
   other = await t.createUser();
@@ -280,6 +284,46 @@ describe('data transmission between devices', () => {
     expect(errorOf(res).code).toBe(87004);
     const del = await t.inject({ method: 'DELETE', url: `/api/data-transmit/${ruleId}`, token: other.token });
     expect(errorOf(del).code).toBe(87004);
+  });
+});
+
+describe('a socket-mode DTU (device host) in a rule', () => {
+  it('exchanges bytes with an MQTT device both ways', async () => {
+    const [mq, sock] = await createDevices(t, owner.token, [sn('Q'), sn('K')]);
+    const admin = await t.adminToken();
+    const host = await t.inject({
+      method: 'POST',
+      url: '/api/device-hosts',
+      token: admin,
+      payload: {
+        name: 'transmit',
+        protocol: 'tcp',
+        port: 19551,
+        bind: '127.0.0.1',
+        register_pattern: '^REG:(\\S+)$',
+      },
+    });
+    expect(host.statusCode, host.body).toBe(200);
+    const res = await create(owner.token, {
+      name: 'socket bus',
+      management: [mq!.sn],
+      edge: [{ sn: sock!.sn }],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const m = await online(mq!);
+    const dtu = await SocketDtu.connect('tcp', 19551);
+    try {
+      await dtu.send(`REG:${sock!.sn}`);
+      await eventually(async () => (t.app.deps.link.online(sock!.sn, 0) ? true : undefined));
+      const up = bytes(0x01, 0x03, 0x02, 0x00, 0x32, 0x39, 0x91);
+      await dtu.send(up);
+      expect((await m.frame(0)).equals(up)).toBe(true);
+      const down = bytes(0x01, 0x03, 0x00, 0x0a, 0x00, 0x01, 0xa4, 0x08);
+      await m.send(down);
+      expect((await dtu.next((b) => b.equals(down))).equals(down)).toBe(true);
+    } finally {
+      dtu.close();
+    }
   });
 });
 
