@@ -26,11 +26,24 @@ export const HEARTBEAT_DATA_MAX = 512;
 
 /** A hex rule: even count of hex digits, spaces allowed. */
 export const isHexData = (s: string): boolean => /^([0-9a-fA-F]{2}\s*)*$/.test(s.trim());
+/** The UTF-8 bytes of text, without relying on a global TextEncoder (the contract compiles for no platform). */
+function utf8(s: string): Uint8Array {
+  const out: number[] = [];
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x80) out.push(c);
+    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return Uint8Array.from(out);
+}
+
 /** The bytes of a hex or text rule. */
 export const dataBytes = (format: PacketFormat, data: string): Uint8Array =>
   format === 'hex'
     ? Uint8Array.from((data.replace(/\s+/g, '').match(/../g) ?? []).map((h) => parseInt(h, 16)))
-    : new TextEncoder().encode(data);
+    : utf8(data);
 
 /** Why a registration pattern is refused: it must compile, be safe (command-groups' rule) and capture a group. */
 export function registrationPatternProblem(pattern: string): string | undefined {
