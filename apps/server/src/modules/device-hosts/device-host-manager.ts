@@ -1,4 +1,5 @@
 import dgram from 'node:dgram';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { eq } from 'drizzle-orm';
 import {
@@ -96,6 +97,7 @@ export class DeviceHostManager {
   private sessions = new Map<string, Conn>();
   private sweep: Periodic | undefined;
   private offPresence: (() => void) | undefined;
+  private bench: { stored(frame: Buffer): void } | undefined;
   /** Changes of one host applied in order (create, update, delete may race). */
   private chains = new Map<number, Promise<unknown>>();
 
@@ -458,7 +460,35 @@ export class DeviceHostManager {
     }
     conn.framesIn++;
     l.counters.frames_in++;
-    void this.gateway.uplink(device, 'raw', chunk);
+    const stored = this.gateway.uplink(device, 'raw', chunk);
+    if (this.bench) void stored.then(() => this.bench?.stored(chunk));
+  }
+
+  /**
+   * DEVICE_HOST_STATS_FILE (benchmarks, bench/sockets.mjs): frames stored and the time from each frame's send to its
+   * commit, written as JSON every second. A frame that starts with `T` and 13 digits carries its send time (ms).
+   */
+  enableBenchStats(file: string): void {
+    const latency = new Array<number>(10_001).fill(0);
+    const stats = { stored: 0, timed: 0 };
+    this.bench = {
+      stored: (frame) => {
+        stats.stored++;
+        if (frame.length < 14 || frame[0] !== 0x54) return;
+        const sent = Number(frame.subarray(1, 14).toString('latin1'));
+        if (!Number.isFinite(sent)) return;
+        stats.timed++;
+        latency[Math.max(0, Math.min(10_000, Date.now() - sent))]!++;
+      },
+    };
+    const timer = setInterval(() => {
+      const hist: Record<number, number> = {};
+      latency.forEach((n, ms) => {
+        if (n) hist[ms] = n;
+      });
+      writeFileSync(file, JSON.stringify({ ...stats, latencyMs: hist, at: Date.now() }));
+    }, 1000);
+    timer.unref();
   }
 
   /** The first packet: find the id, look the device up, take over an earlier connection of it, go online. */

@@ -17,6 +17,9 @@ declare module 'fastify' {
 export const deviceHostsPlugin = fp(
   async (app: FastifyInstance, { manager }: { manager: DeviceHostManager }) => {
     app.decorate('deviceHosts', manager);
+    // DEVICE_HOST_STATS_FILE (benchmarks): stored frames and their latency, as JSON every second.
+    const statsFile = process.env.DEVICE_HOST_STATS_FILE;
+    if (statsFile) manager.enableBenchStats(statsFile);
     await manager.start();
     app.addHook('onClose', async () => {
       await manager.stop();
