@@ -22,6 +22,8 @@ import {
   IconPlus,
   IconRedo,
   IconSave,
+  IconToBottom,
+  IconToTop,
   IconUndo,
   IconUpload,
   IconZoomIn,
@@ -325,7 +327,7 @@ export function SceneEditor({
           </Tooltip>
           <Select
             size="small"
-            style={{ width: 112 }}
+            style={{ width: 104 }}
             placeholder={t('scene.align.more')}
             disabled={selected.length < 2}
             value={undefined}
@@ -345,20 +347,24 @@ export function SceneEditor({
         </Space>
         <Divider type="vertical" />
         <Space size={4}>
-          <Button
-            size="small"
-            disabled={!selected.length}
-            onClick={() => edit(bringToFront(present, selected))}
-          >
-            {t('scene.front')}
-          </Button>
-          <Button
-            size="small"
-            disabled={!selected.length}
-            onClick={() => edit(sendToBack(present, selected))}
-          >
-            {t('scene.back.layer')}
-          </Button>
+          <Tooltip content={t('scene.front')}>
+            <Button
+              size="small"
+              icon={<IconToTop />}
+              disabled={!selected.length}
+              onClick={() => edit(bringToFront(present, selected))}
+              aria-label={t('scene.front')}
+            />
+          </Tooltip>
+          <Tooltip content={t('scene.back.layer')}>
+            <Button
+              size="small"
+              icon={<IconToBottom />}
+              disabled={!selected.length}
+              onClick={() => edit(sendToBack(present, selected))}
+              aria-label={t('scene.back.layer')}
+            />
+          </Tooltip>
           <Button size="small" disabled={!canGroup} onClick={group}>
             {t('scene.group')}
           </Button>
@@ -400,9 +406,9 @@ export function SceneEditor({
             onClick={() => setZoom(zoomIn)}
             aria-label={t('scene.zoomIn')}
           />
-          <Button size="small" icon={<IconExpand />} onClick={fit}>
-            {t('scene.fit')}
-          </Button>
+          <Tooltip content={t('scene.fit')}>
+            <Button size="small" icon={<IconExpand />} onClick={fit} aria-label={t('scene.fit')} />
+          </Tooltip>
         </Space>
         <div style={{ flex: 1 }} />
         {dirty && (
