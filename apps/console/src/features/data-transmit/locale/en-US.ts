@@ -24,6 +24,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'dt.col.updated': 'Updated',
   'dt.mode.all': 'All edge devices',
   'dt.mode.modbus': 'By Modbus slave address',
+  'dt.mode.short.all': 'All edges',
+  'dt.mode.short.modbus': 'By address',
   'dt.detail': 'Detail',
   'dt.deleteConfirm':
     'Delete this rule? Transmission between its devices stops at once and its counters go too.',

@@ -22,6 +22,8 @@ const zhCN = {
   'dt.col.updated': '更新时间',
   'dt.mode.all': '全部边缘设备',
   'dt.mode.modbus': '按 Modbus 从机地址',
+  'dt.mode.short.all': '全部边缘',
+  'dt.mode.short.modbus': '按从机地址',
   'dt.detail': '详情',
   'dt.deleteConfirm': '删除该规则？设备之间的透传会立即停止，计数也一并删除。',
   'dt.empty': '还没有转发规则',

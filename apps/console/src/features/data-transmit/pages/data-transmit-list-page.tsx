@@ -104,8 +104,12 @@ export default function DataTransmitListPage() {
     {
       title: t('dt.col.mode'),
       dataIndex: 'address_mode',
-      width: 140,
-      render: (v: string) => t(`dt.mode.${v}`),
+      width: 120,
+      render: (v: string) => (
+        <Tag size="small" color={v === 'modbus' ? 'purple' : 'gray'} title={t(`dt.mode.${v}`)}>
+          {t(`dt.mode.short.${v}`)}
+        </Tag>
+      ),
     },
     {
       title: t('dt.col.updated'),
