@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downTopic, upTopic } from '@cellhub/contract/protocol';
@@ -19,6 +20,8 @@ interface Result {
 
 let t: TestApp;
 let owner: Person;
+/** The app and owner of the first describe, for the embedded broker's flows. */
+const outer = {} as { t: TestApp; owner: Person };
 let stranger: Person;
 let admin: string;
 let gw: TestDevice;
@@ -35,6 +38,8 @@ beforeAll(async () => {
   owner = await t.createUser();
   stranger = await t.createUser();
   admin = await t.adminToken();
+  outer.t = t;
+  outer.owner = owner;
   const gws = await createDevices(t, owner.token, ['GR-GW-1', 'GR-GW-2'], {
     name: 'Gateway',
     nodetype: 'gateway',
@@ -256,7 +261,38 @@ describe('gateway rules', () => {
   });
 });
 
-describe('a gateway speaking for its sub-devices (embedded broker)', () => {
+const MOSQUITTO_URL = process.env.TEST_MQTT_URL;
+const modes = ['embedded', ...(MOSQUITTO_URL ? ['mosquitto'] : [])] as const;
+
+describe.each(modes)('a gateway speaking for its sub-devices (%s broker)', (mode) => {
+  // The embedded mode shares the app above; a shared Mosquitto gets an app of its own and names unique per run.
+  let t: TestApp;
+  let owner: Person;
+  const tag = randomBytes(3).toString('hex');
+  const sn = (name: string) => (mode === 'embedded' ? name : `${name}-${tag}`);
+  const create = (token: string, payload: Record<string, unknown>) =>
+    t.inject({ method: 'POST', url: '/api/gateway-rules', token, payload });
+  const bind = (token: string, id: number, sns: string[]) =>
+    t.inject({
+      method: 'POST',
+      url: `/api/gateway-rules/${id}/bind`,
+      token,
+      payload: { sub_devices: sns.map((s) => ({ sn: s })) },
+    });
+  /** Connects as the gateway; on an external broker its status message (and will) are all the server hears. */
+  const connectGateway = async () => {
+    const c = await connectDevice(url, flowGw, {
+      will: {
+        topic: upTopic(flowGw.productKey, flowGw.sn, 'status'),
+        payload: Buffer.from('{"online":0}'),
+        qos: 1,
+        retain: false,
+      },
+    });
+    await c.subscribeAsync(`dev/${flowGw.productKey}/${flowGw.sn}/down/#`, { qos: 1 });
+    await c.publishAsync(upTopic(flowGw.productKey, flowGw.sn, 'status'), '{"online":1}', { qos: 1 });
+    return c;
+  };
   let url: string;
   let client: MqttClient;
   let ruleId: number;
@@ -273,25 +309,35 @@ describe('a gateway speaking for its sub-devices (embedded broker)', () => {
     client.publishAsync(`dev/${flowGw.productKey}/${flowGw.sn}/up/${kind}`, JSON.stringify(body), { qos: 1 });
 
   beforeAll(async () => {
-    url = `mqtt://127.0.0.1:${t.app.broker.port}`;
+    if (mode === 'embedded') {
+      t = outer.t;
+      owner = outer.owner;
+      url = `mqtt://127.0.0.1:${t.app.broker.port}`;
+    } else {
+      t = await buildTestApp({ config: { mqttUrl: MOSQUITTO_URL, mqttShareGroup: `test${tag}` } });
+      owner = await t.createUser();
+      url = MOSQUITTO_URL!;
+      await eventually(async () => (t.app.broker.healthy() ? true : undefined));
+    }
     flowGw = (
-      await createDevices(t, owner.token, ['GF-GW-1'], {
+      await createDevices(t, owner.token, [sn('GF-GW-1')], {
         name: 'Flow gateway',
         nodetype: 'gateway',
       })
     )[0]!;
-    flowSubs = await createDevices(t, owner.token, ['GF-SUB-1', 'GF-SUB-2', 'GF-SUB-9'], {
+    flowSubs = await createDevices(t, owner.token, [sn('GF-SUB-1'), sn('GF-SUB-2'), sn('GF-SUB-9')], {
       name: 'Flow sensor',
       nodetype: 'sub_device',
       properties: [{ key: 'temp', name: 'Temperature', datatype: 'number' }],
     });
     ruleId = dataOf<{ id: number }>(await create(owner.token, { name: 'Flow', gateway_sn: flowGw.sn })).id;
     await bind(owner.token, ruleId, [flowSubs[0]!.sn, flowSubs[1]!.sn]);
-    client = await connectDevice(url, flowGw);
-    await client.subscribeAsync(`dev/${flowGw.productKey}/${flowGw.sn}/down/#`, { qos: 1 });
+    client = await connectGateway();
+    await online(flowGw.sn, 1);
   });
   afterAll(async () => {
     await client?.endAsync(true).catch(() => undefined);
+    if (mode !== 'embedded') await t?.close();
   });
 
   it('stores sub-device data as the sub-device\u2019s, answered to the gateway', async () => {
@@ -413,7 +459,7 @@ describe('a gateway speaking for its sub-devices (embedded broker)', () => {
     });
     expect(errorOf(sent).code).toBe(20401);
     // Back: sub-devices stay offline until the gateway speaks for them again.
-    client = await connectDevice(url, flowGw);
+    client = await connectGateway();
     await online(flowGw.sn, 1);
     expect((await device(flowSubs[0]!.sn)).online).toBe(0);
     await client.publishAsync(
