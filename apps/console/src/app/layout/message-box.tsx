@@ -35,6 +35,8 @@ export function messageLink(m: Pick<InboxItem, 'kind' | 'target_type' | 'target_
       return `/card/detail/${m.target_key}`;
     case 'script':
       return `/script/detail/${m.target_key}`;
+    case 'forward_rule':
+      return `/data-transmit/forward/detail/${m.target_key}`;
     case 'device':
       // The detail route's product segment is not read by the page; the message names only the serial number.
       return `/device/detail/-/${encodeURIComponent(m.target_key)}`;
@@ -95,6 +97,11 @@ export function messageText(
             error: s('error'),
           },
         ),
+      };
+    case 'forward_paused':
+      return {
+        title: t('inbox.forward_paused.title', { rule_name: s('rule_name') }),
+        body: t('inbox.forward_paused.body', { error: s('error') }),
       };
     default:
       return { title: m.kind, body: '' };

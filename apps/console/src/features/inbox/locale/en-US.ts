@@ -31,5 +31,8 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'inbox.script_disabled.title': 'Script "{script_name}" was disabled',
   'inbox.script_disabled.body': 'It failed {failures} times in a row: {error}',
   'inbox.script_disabled.line': 'It failed {failures} times in a row, line {line}: {error}',
+  'inbox.forward_paused.title': 'Forwarding rule "{rule_name}" was paused',
+  'inbox.forward_paused.body':
+    'Its target kept failing: {error}. Messages are kept; turn the rule on to resume.',
 };
 export default enUS;

@@ -29,5 +29,7 @@ const zhCN = {
   'inbox.script_disabled.title': '脚本「{script_name}」已自动停用',
   'inbox.script_disabled.body': '连续失败 {failures} 次：{error}',
   'inbox.script_disabled.line': '连续失败 {failures} 次，第 {line} 行：{error}',
+  'inbox.forward_paused.title': '推送规则「{rule_name}」已暂停',
+  'inbox.forward_paused.body': '目标持续失败：{error}。消息已保留，重新启用规则即可继续推送。',
 };
 export default zhCN;

@@ -1,0 +1,4 @@
+import zhCN from './zh-CN';
+import enUS from './en-US';
+
+export default { 'zh-CN': zhCN, 'en-US': enUS };
