@@ -39,6 +39,8 @@ interface Conn {
   framesIn: number;
   heartbeats: number;
   device?: DeviceRef;
+  /** Its own connects whose `presence.changed` has not arrived yet (any other one is an MQTT takeover). */
+  ownConnects: number;
   /** The registration is being looked up; packets meanwhile wait here. */
   pending?: Buffer[];
   closed: boolean;
@@ -118,7 +120,10 @@ export class DeviceHostManager {
     this.offPresence = this.deps.events.on('presence.changed', (e) => {
       if (e.online !== 1) return;
       const conn = this.sessions.get(e.device.sn);
-      if (conn && this.gateway.brokerHolds(e.device.sn)) this.close(conn, 'takeover', false);
+      if (!conn) return;
+      // The connection's own connect first (an MQTT session it took over may still be closing then).
+      if (conn.ownConnects > 0) conn.ownConnects--;
+      else if (this.gateway.brokerHolds(e.device.sn)) this.close(conn, 'takeover', false);
     });
     const rows = await this.deps.db.select().from(deviceHosts).where(eq(deviceHosts.enabled, true));
     await Promise.all(rows.map((row) => this.apply(row.id, row).catch(() => undefined)));
@@ -349,6 +354,7 @@ export class DeviceHostManager {
       bytesOut: 0,
       framesIn: 0,
       heartbeats: 0,
+      ownConnects: 0,
       closed: false,
       write: (bytes) =>
         new Promise<void>((resolve, reject) => {
@@ -391,6 +397,7 @@ export class DeviceHostManager {
           bytesOut: 0,
           framesIn: 0,
           heartbeats: 0,
+          ownConnects: 0,
           closed: false,
           write: (bytes) =>
             new Promise<void>((resolve, reject) => {
@@ -535,6 +542,7 @@ export class DeviceHostManager {
     conn.device = device;
     this.sessions.set(device.sn, conn);
     l.counters.registrations++;
+    conn.ownConnects++;
     void this.gateway.connected(device, {
       ip: conn.remote.slice(0, conn.remote.lastIndexOf(':')),
       protocol: `${row.protocol} (device host ${row.id})`,

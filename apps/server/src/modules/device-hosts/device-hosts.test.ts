@@ -432,11 +432,19 @@ describe('a DTU in socket mode', () => {
         ? true
         : undefined;
     });
-    // Still online after the takeovers settled; deleting the host ends it.
+    // Still online after the takeovers settled; an MQTT connection takes the device back.
     expect(await online(d.sn)).toBe(1);
+    const back = await connectDevice(`mqtt://127.0.0.1:${t.app.broker.port}`, d);
+    mqttClients.push(back);
+    await second.untilClosed();
+    await eventually(async () => ((await detail(host.id)).connected === 0 ? true : undefined));
+    expect(await online(d.sn)).toBe(1);
+    const third = await dtu('tcp', 19215);
+    await third.send(d.sn);
+    await eventually(async () => ((await detail(host.id)).connected === 1 ? true : undefined));
     const del = await t.inject({ method: 'DELETE', url: `/api/device-hosts/${host.id}`, token: admin });
     expect(del.statusCode, del.body).toBe(200);
-    await second.untilClosed();
+    await third.untilClosed();
     await waitOnline(d.sn, 0);
   });
 
