@@ -181,6 +181,7 @@ export const ERROR_CODES = {
   85007: entry('The gateway and the sub-device belong to different owners', '网关与子设备不属于同一用户'),
   85008: entry('The gateway has too many sub-devices', '网关子设备数量已达上限'),
   85009: entry('A sub-device cannot be upgraded through its gateway', '子设备不支持通过网关升级'),
+  85010: entry('The sub-device is disabled', '该子设备已停用'),
   // contract: forwarding to other systems (docs/forwarding.md) — 86001-86099
   86001: entry('The forwarding rule does not exist', '转发规则不存在'),
   86002: entry('Too many forwarding rules', '转发规则数量已达上限'),

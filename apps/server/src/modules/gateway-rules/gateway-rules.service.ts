@@ -468,19 +468,28 @@ export async function routeOfSubDevice(db: DbOrTx, sn: string): Promise<SubDevic
   return row ? { sub: refOf(row.sub), gateway: refOf(row.gateway) } : undefined;
 }
 
-/** The sub-device `sn` when it is bound to this gateway (what the gateway may speak for), else undefined. */
+/**
+ * The sub-device `sn` when it is bound to this gateway (what the gateway may speak for), with whether it is
+ * disabled, else undefined.
+ */
 export async function boundSubDevice(
   db: DbOrTx,
   gatewayId: number,
   sn: string,
-): Promise<DeviceRef | undefined> {
+): Promise<(DeviceRef & { disabled: boolean }) | undefined> {
   const [row] = await db
-    .select({ id: devices.id, sn: devices.sn, productKey: devices.productKey, uid: devices.uid })
+    .select({
+      id: devices.id,
+      sn: devices.sn,
+      productKey: devices.productKey,
+      uid: devices.uid,
+      disabled: devices.disabled,
+    })
     .from(devices)
     .innerJoin(gatewaySubDevices, eq(gatewaySubDevices.deviceId, devices.id))
     .innerJoin(gatewayRules, eq(gatewayRules.id, gatewaySubDevices.ruleId))
     .where(and(eq(devices.sn, sn), eq(gatewayRules.gatewayDeviceId, gatewayId)));
-  return row ? refOf(row) : undefined;
+  return row ? { ...refOf(row), disabled: row.disabled } : undefined;
 }
 
 /** The sub-devices of a gateway that are online (their flag as written). */

@@ -377,6 +377,31 @@ describe.each(modes)('a gateway speaking for its sub-devices (%s broker)', (mode
     expect(props).toEqual([]);
   });
 
+  it('drops what a gateway sends for a disabled sub-device, and takes it offline', async () => {
+    const sub = flowSubs[0]!;
+    const off = await t.inject({
+      method: 'PUT',
+      url: `/api/devices/${sub.sn}`,
+      token: owner.token,
+      payload: { disabled: true },
+    });
+    expect(off.statusCode).toBe(200);
+    await online(sub.sn, 0);
+    const reply = nextMessage(client, downTopic(flowGw.productKey, flowGw.sn, 'property_reply'));
+    await publish('sub_property', { sub: sub.sn, id: 'm4', params: { temp: 3 } });
+    expect(JSON.parse((await reply).toString())).toMatchObject({ id: 'm4', code: 85010 });
+    await t.inject({
+      method: 'PUT',
+      url: `/api/devices/${sub.sn}`,
+      token: owner.token,
+      payload: { disabled: false },
+    });
+    const back = nextMessage(client, downTopic(flowGw.productKey, flowGw.sn, 'property_reply'));
+    await publish('sub_property', { sub: sub.sn, id: 'm5', params: { temp: 4 } });
+    expect(JSON.parse((await back).toString())).toEqual({ id: 'm5', code: 0 });
+    await online(sub.sn, 1);
+  });
+
   it('keeps the presence the gateway reports for a sub-device', async () => {
     await publish('sub_status', { sub: flowSubs[1]!.sn, online: 1 });
     await online(flowSubs[1]!.sn, 1);

@@ -66,7 +66,10 @@ export class SubDeviceRouter {
   /** Sub-devices this instance set online, with their gateway's sn. */
   private readonly live = new Map<string, { sub: DeviceRef; gatewaySn: string }>();
   private readonly routes = new Map<string, { at: number; route: SubDeviceRoute | undefined }>();
-  private readonly bound = new Map<string, { at: number; sub: DeviceRef | undefined }>();
+  private readonly bound = new Map<
+    string,
+    { at: number; sub: (DeviceRef & { disabled: boolean }) | undefined }
+  >();
   private gone = new Map<number, DeviceRef>();
   private goneTimer: NodeJS.Timeout | undefined;
   private pending: Promise<void> = Promise.resolve();
@@ -158,7 +161,10 @@ export class SubDeviceRouter {
       this.bound.set(key, { at: Date.now(), sub });
     }
     if (!sub) throw new Rejection(`"${sn.slice(0, 64)}" is not a sub-device of this gateway`, 85006);
-    return sub;
+    // As a disabled device may not connect, its gateway may not speak for it.
+    if (sub.disabled) throw new Rejection(`sub-device "${sn}" is disabled`, 85010);
+    const { disabled: _disabled, ...ref } = sub;
+    return ref;
   }
 
   /**
