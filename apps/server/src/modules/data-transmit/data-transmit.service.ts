@@ -246,7 +246,7 @@ export async function getRule(
         role: m.role,
         addresses: m.addresses,
         product_key: d.productKey,
-        online: d.online === 1 ? 1 : 0,
+        online: deps.link.online(d.sn, d.online) ? 1 : 0,
         allowed: ruleTransmitsDevice(ownerSubject, { uid: d.uid, ...(share ? { shared: share } : {}) }),
         other_rules: others
           .filter((o) => o.deviceId === d.id && o.id !== id)
