@@ -408,3 +408,58 @@ describe('live view', () => {
     viewer.realtime.shutdown();
   });
 });
+
+describe('scene images', () => {
+  it('fetches each image with the token as a blob, shows it, and revokes its URL on unmount', async () => {
+    const fetched: { url: string; auth: string | null }[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((input: RequestInfo | URL, init?: RequestInit) => {
+        fetched.push({
+          url: String(input),
+          auth: new Headers(init?.headers).get('Authorization'),
+        });
+        return Promise.resolve(new Response(new Blob([new Uint8Array([137, 80, 78, 71])]), { status: 200 }));
+      }),
+    );
+    const created: string[] = [];
+    const revoked: string[] = [];
+    vi.stubGlobal('URL', {
+      ...URL,
+      createObjectURL: () => {
+        created.push(`blob:img${created.length}`);
+        return created.at(-1)!;
+      },
+      revokeObjectURL: (u: string) => revoked.push(u),
+    });
+    setToken('tok', 7);
+    const doc: SceneDoc = {
+      ...emptyDoc(800, 600),
+      canvas: { ...emptyDoc(800, 600).canvas, background: 'bg1' },
+      widgets: [value('a', 'SN1', 't', 10)],
+    };
+    const view = render(
+      <QueryClientProvider client={new QueryClient()}>
+        <SceneLiveView
+          sceneId={5}
+          doc={doc}
+          devices={[]}
+          canControl={false}
+          t={t}
+          store={new SceneLiveStore()}
+          realtime={
+            new RealtimeClient({ url: () => 'ws://test/api/ws', createSocket: () => new MockSocket() })
+          }
+        />
+      </QueryClientProvider>,
+    );
+    const canvas = await screen.findByTestId('scene-canvas');
+    await waitFor(() => expect(canvas.querySelector('image')?.getAttribute('href')).toBe('blob:img0'));
+    const image = fetched.find((f) => f.url.includes('/images/'));
+    expect(image).toMatchObject({ auth: 'Bearer tok' });
+    expect(image!.url).toContain('/api/scenes/5/images/bg1');
+    expect(revoked).toEqual([]);
+    view.unmount();
+    expect(revoked).toEqual(['blob:img0']);
+  });
+});
