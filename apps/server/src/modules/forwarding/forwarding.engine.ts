@@ -62,7 +62,7 @@ export interface ForwardingOptions {
 }
 
 export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
-  concurrency: 16,
+  concurrency: 32,
   pollMs: 1000,
   leaseMs: 60_000,
   maxAttempts: 16,
