@@ -144,10 +144,8 @@ export class MqttTargets {
         client.publish(
           topic,
           body,
-          {
-            qos: t.qos,
-            properties: { userProperties: { [FORWARD_HEADERS.id]: message.id } },
-          },
+          // MQTT 3.1.1, which every broker speaks: the idempotency key travels in the body (`id`, or `{{id}}`).
+          { qos: t.qos },
           (err) => {
             clearTimeout(timer);
             if (err) reject(err);
@@ -215,7 +213,7 @@ export class MqttTargets {
         return stream;
       },
       {
-        protocolVersion: 5,
+        protocolVersion: 4,
         clientId: `cellhub-fwd-${ruleId}-${Math.random().toString(36).slice(2, 10)}`,
         username: t.username || undefined,
         password: password ?? undefined,

@@ -3,6 +3,9 @@
 // idempotency key and the order per device kept, pause and the owner's message, dead letters and replay, rights.
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
+import { Aedes } from 'aedes';
+import mqtt from 'mqtt';
 import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -507,5 +510,53 @@ describe('rights', () => {
         `/api/forwarding/${r.id}`,
         r === mine ? owner.token : r === strangers ? stranger.token : viewer.token,
       );
+  });
+});
+
+describe('MQTT target', () => {
+  it('publishes to an external broker on the topic template, through the fence', async () => {
+    const aedes = await Aedes.createBroker();
+    const tcp = createTcpServer((s) => aedes.handle(s));
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    const url = `mqtt://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+    try {
+      const sub = await mqtt.connectAsync(url, { clientId: 'receiver', reconnectPeriod: 0 });
+      const got: { topic: string; body: ForwardMessage }[] = [];
+      sub.on('message', (topic, payload) =>
+        got.push({ topic, body: JSON.parse(payload.toString('utf8')) as ForwardMessage }),
+      );
+      await sub.subscribeAsync('plant/#', { qos: 1 });
+      // Not allowed yet: the fence refuses the broker's loopback address when the rule is saved.
+      const refused = errorOf(
+        await call('POST', '/api/forwarding', owner.token, {
+          ...ruleBody('/mqtt'),
+          target: { kind: 'mqtt', url, topic: 'plant/{{sn}}/{{kind}}' },
+        }),
+      );
+      expect(refused.code).toBe(40004);
+      allowTestTarget(url.replace('mqtt://', 'http://'));
+      const rule = await createRule(owner.token, {
+        ...ruleBody('/mqtt'),
+        kinds: ['property'],
+        sns: [d2.sn],
+        target: { kind: 'mqtt', url, username: 'u', password: 'p', topic: 'plant/{{sn}}/{{kind}}', qos: 1 },
+      });
+      expect(rule.target).toMatchObject({ kind: 'mqtt', has_password: true });
+      expect(JSON.stringify(rule)).not.toContain('"password"');
+      await report(t, d2, { temp: 61 });
+      await eventually(async () => {
+        await tick(0);
+        return got.length > 0 ? true : undefined;
+      });
+      expect(got[0]!.topic).toBe(`plant/${d2.sn}/property`);
+      expect(got[0]!.body).toMatchObject({ sn: d2.sn, kind: 'property', data: { params: { temp: 61 } } });
+      await eventually(async () => ((await pendingOf(rule.id)) === 0 ? true : undefined));
+      await sub.endAsync(true);
+      await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
+    } finally {
+      t.app.forwarding.mqtt.close();
+      await new Promise<void>((r) => aedes.close(() => r()));
+      await new Promise<void>((r) => tcp.close(() => r()));
+    }
   });
 });
