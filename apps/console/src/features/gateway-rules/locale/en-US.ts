@@ -9,6 +9,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'gwRule.keyword.placeholder': 'Rule name, gateway sn or name',
   'gwRule.total': '{total} in total',
   'gwRule.empty': 'No gateway rules yet: create one for a gateway device',
+  'gwRule.noMatch': 'No gateway rule matches the search',
   'gwRule.col.name': 'Rule name',
   'gwRule.col.gateway': 'Gateway device',
   'gwRule.col.product': 'Product',

@@ -7,6 +7,7 @@ const zhCN = {
   'gwRule.keyword.placeholder': '规则名称、网关 SN 或名称',
   'gwRule.total': '共 {total} 条',
   'gwRule.empty': '暂无网关规则，先为网关设备新建一条',
+  'gwRule.noMatch': '没有符合条件的网关规则',
   'gwRule.col.name': '规则名称',
   'gwRule.col.gateway': '网关设备',
   'gwRule.col.product': '所属产品',

@@ -98,7 +98,7 @@ export default function GatewayRuleListPage() {
       setParams={setParams}
       empty={
         <ListEmpty
-          text={t('gwRule.empty')}
+          text={params.keyword ? t('gwRule.noMatch') : t('gwRule.empty')}
           actions={
             <Button type="primary" onClick={() => void navigate(`${BASE}/create`)}>
               {t('gwRule.create')}
