@@ -7,6 +7,7 @@
 // CELLHUB_ADMIN_PASSWORD, LOG_LEVEL.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +155,21 @@ if (!(await portFree(PORT))) {
   process.exit(1);
 }
 
+// Forwarding (docs/forwarding.md): a receiver on loopback stands in for the user's own system. It only counts what
+// it gets; the server may reach exactly this address (OUTBOUND_ALLOW), nothing else on this machine.
+let forwarded = 0;
+const receiver = createHttpServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    forwarded++;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+});
+await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+receiver.unref();
+const RECEIVER = `http://127.0.0.1:${receiver.address().port}`;
+
 let server;
 let devsim;
 /** The raw-frame sensors of the scripts demo (docs/scripts.md). */
@@ -181,6 +197,7 @@ server = run('server', [join(root, 'apps/server/dist/main.js')], {
   MQTT_PORT: String(MQTT_PORT),
   DATA_DIR: process.env.DATA_DIR ?? './data-demo',
   CELLHUB_ADMIN_PASSWORD: PASSWORD,
+  OUTBOUND_ALLOW: [process.env.OUTBOUND_ALLOW, RECEIVER.slice('http://'.length)].filter(Boolean).join(','),
   // Request logs would drown the fleet's status lines; LOG_LEVEL=info brings them back.
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
@@ -486,6 +503,45 @@ void (async () => {
     );
   } catch (err) {
     say(`could not set up the scripts demo: ${err.message}`);
+  }
+})();
+
+// Forwarding (docs/forwarding.md): the demo product's properties and presence go to the local receiver above. Its
+// port changes with every start, so an existing rule gets the new URL.
+void (async () => {
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const name = '推送到本机接收器（演示）';
+    const body = {
+      name,
+      product_key: PRODUCT.product_key,
+      kinds: ['property', 'online', 'offline'],
+      target: { kind: 'http', method: 'POST', url: `${RECEIVER}/demo-hook` },
+    };
+    const found = await api(
+      base,
+      'GET',
+      `/api/forwarding?keyword=${encodeURIComponent(name)}`,
+      undefined,
+      token,
+    );
+    const rule = found[0]
+      ? await api(
+          base,
+          'PUT',
+          `/api/forwarding/${found[0].id}`,
+          { ...body, enabled: found[0].enabled },
+          token,
+        )
+      : await api(base, 'POST', '/api/forwarding', body, token);
+    say(`forwarding: rule ${name} sends to ${RECEIVER} (/data-transmit/forward/detail/${rule.id})`);
+    const tick = setInterval(
+      () => forwarded > 0 && say(`forwarding: the local receiver got ${forwarded} messages`),
+      60_000,
+    );
+    tick.unref();
+  } catch (err) {
+    say(`could not set up the forwarding demo: ${err.message}`);
   }
 })();
 
