@@ -12,6 +12,7 @@ import enUS from './locale/en-US';
 import ModelDetailPage from './pages/model-detail-page';
 import SceneCreatePage from './pages/scene-create-page';
 import SceneDetailPage from './pages/scene-detail-page';
+import SceneListPage from './pages/scene-list-page';
 import { emptyDoc, type SceneDoc, type Widget } from './scene-editor-model';
 import { SceneLiveStore } from './scene-live-store';
 
@@ -270,6 +271,43 @@ describe('model binding', () => {
     const body = calls.find((c) => c.method === 'PUT')!.body as { slots: { name: string }[] };
     expect(body.slots.map((s) => s.name)).toEqual(['pump', 'slot2']);
   });
+
+  it('binds a model slot by data template, picked from the templates', async () => {
+    const model = {
+      id: 3,
+      uid: 7,
+      owner: 'alice',
+      name: 'M',
+      remark: '',
+      slots: [{ name: 'pump', label: 'Pump', product_key: 'pk1' }],
+      widget_count: 0,
+      scene_count: 0,
+      createdat: stamp,
+      updatedat: stamp,
+      document: emptyDoc(),
+    };
+    const calls = mockApi({
+      'GET /api/scene-models/3': { data: model },
+      'GET /api/data-templates': { data: [{ id: 9, name: 'Boiler meter' }], total: 1 },
+      'PUT /api/scene-models/3': (body) => ({ data: { ...model, ...(body as object) } }),
+    });
+    renderPage(ModelDetailPage, '/scene/model/detail/:id', '/scene/model/detail/3');
+    const slots = await screen.findByTestId('scene-slots');
+    await waitFor(() => expect(calls.some((c) => c.path === '/api/data-templates')).toBe(true));
+    fireEvent.click(within(slots).getByTestId('slot-by-0').querySelector('.arco-select-view')!);
+    fireEvent.click(
+      await screen.findByText(enUS['scene.slot.byTemplate'], {
+        selector: '.arco-select-option *, .arco-select-option',
+      }),
+    );
+    await waitFor(() =>
+      expect(within(slots).getByTestId('slot-template-0').textContent).toContain('Boiler meter'),
+    );
+    fireEvent.click(screen.getByTestId('scene-save'));
+    await waitFor(() => expect(calls.some((c) => c.method === 'PUT')).toBe(true));
+    const body = calls.find((c) => c.method === 'PUT')!.body as { slots: Record<string, unknown>[] };
+    expect(body.slots).toEqual([{ name: 'pump', label: 'Pump', template_id: 9 }]);
+  });
 });
 
 /** A WebSocket the test drives from the server's side. */
@@ -461,5 +499,40 @@ describe('scene images', () => {
     expect(revoked).toEqual([]);
     view.unmount();
     expect(revoked).toEqual(['blob:img0']);
+  });
+});
+
+describe('scene list', () => {
+  it('copies a scene under the name typed in the dialog', async () => {
+    const row = {
+      id: 1,
+      uid: 7,
+      owner: 'alice',
+      name: 'Plant',
+      remark: '',
+      model_id: null,
+      model_name: null,
+      widget_count: 3,
+      device_count: 2,
+      access: 'owner',
+      createdat: stamp,
+      updatedat: stamp,
+    };
+    const calls = mockApi({
+      'GET /api/scenes': { data: [row], total: 1 },
+      'GET /api/scene-models': { data: [], total: 0 },
+      'POST /api/scenes/1/copy': (body) => ({
+        data: { ...row, id: 2, name: (body as { name: string }).name },
+      }),
+    });
+    renderPage(SceneListPage, '/scene/list', '/scene/list');
+    fireEvent.click(await screen.findByRole('button', { name: enUS['scene.copy'] }));
+    const input = await screen.findByTestId('scene-copy-name');
+    expect((input as HTMLInputElement).value).toBe('Plant copy');
+    fireEvent.change(input, { target: { value: 'Plant B' } });
+    const dialog = screen.getByRole('dialog');
+    fireEvent.click(within(dialog).getByRole('button', { name: /ok|确 ?定|confirm/i }));
+    await waitFor(() => expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ name: 'Plant B' }));
+    expect(await screen.findByText('Copied as "Plant B"')).toBeTruthy();
   });
 });
