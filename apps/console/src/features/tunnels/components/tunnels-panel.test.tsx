@@ -58,6 +58,7 @@ describe('remote tunnel tab', () => {
     expect(within(live).getByText('http://cellhub.example.com:21003')).toBeTruthy();
     expect(within(live).getByText(zhCN['tunnels.status.open'])).toBeTruthy();
     expect(within(live).getByText('2 KB / 10 KB', { exact: false })).toBeTruthy();
+    expect(within(live).getByText('连接 2 次')).toBeTruthy();
     expect(within(live).getByText('alice')).toBeTruthy();
     expect(within(live).getByRole('button', { name: zhCN['tunnels.close'] })).toBeTruthy();
     const failed = row('Camera');

@@ -6,6 +6,7 @@ import {
   Empty,
   Form,
   Input,
+  Link,
   InputNumber,
   Modal,
   Radio,
@@ -55,13 +56,13 @@ function AddressCell({ item, t }: { item: TunnelItem; t: Translate }) {
       <Typography.Text
         copyable={live ? { text: item.address } : false}
         type={live ? undefined : 'secondary'}
-        style={{ margin: 0, fontFamily: 'monospace' }}
+        style={{ margin: 0, whiteSpace: 'nowrap' }}
         data-testid="tunnel-address"
       >
         {live && href ? (
-          <a href={href} target="_blank" rel="noreferrer">
+          <Link href={href} target="_blank" rel="noreferrer" style={{ padding: 0 }}>
             {href}
-          </a>
+          </Link>
         ) : (
           item.address
         )}
@@ -194,48 +195,53 @@ export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: 
       </Card>
     );
 
+  const muted = { fontSize: 12, wordBreak: 'normal' } as const;
   const columns: TableColumnProps<TunnelItem>[] = [
-    { title: t('tunnels.col.name'), dataIndex: 'name', width: 140, ellipsis: true },
     {
-      title: t('tunnels.col.protocol'),
-      dataIndex: 'protocol',
-      width: 80,
-      render: (p: string) => p.toUpperCase(),
+      title: t('tunnels.col.name'),
+      width: 120,
+      render: (_: unknown, r) => (
+        <Space direction="vertical" size={0}>
+          <Typography.Text ellipsis style={{ margin: 0, maxWidth: 100 }}>
+            {r.name}
+          </Typography.Text>
+          <Typography.Text type="secondary" style={muted}>
+            {r.protocol.toUpperCase()}
+          </Typography.Text>
+        </Space>
+      ),
     },
     {
       title: t('tunnels.col.target'),
       width: 150,
       render: (_: unknown, r) => (
-        <span style={{ fontFamily: 'monospace' }}>
+        <span style={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>
           {r.local_ip}:{r.local_port}
         </span>
       ),
     },
     {
       title: t('tunnels.col.address'),
-      width: 230,
+      width: 200,
       render: (_: unknown, r) => <AddressCell item={r} t={t} />,
     },
     {
       title: t('tunnels.col.status'),
-      width: 150,
+      width: 160,
       render: (_: unknown, r) => {
-        const badge = (
-          <Badge
-            {...STATUS_BADGE[r.status]}
-            text={t(`tunnels.status.${r.status}`)}
-            data-testid="tunnel-status"
-          />
-        );
         const why =
           r.status === 'open' && r.expires_at
-            ? t('tunnels.expires', { time: formatTime(r.expires_at) })
+            ? `${t('tunnels.expires')}\n${formatTime(r.expires_at)}`
             : reasonText(t, r.reason);
         return (
           <Space direction="vertical" size={0}>
-            {badge}
+            <Badge
+              {...STATUS_BADGE[r.status]}
+              text={t(`tunnels.status.${r.status}`)}
+              data-testid="tunnel-status"
+            />
             {why && (
-              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+              <Typography.Text type="secondary" style={{ ...muted, whiteSpace: 'pre-line' }}>
                 {r.code ? `${r.code} · ` : ''}
                 {why}
               </Typography.Text>
@@ -246,20 +252,35 @@ export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: 
     },
     {
       title: t('tunnels.col.bytes'),
-      width: 150,
-      render: (_: unknown, r) => `${formatSize(r.bytes_in)} / ${formatSize(r.bytes_out)}`,
+      width: 120,
+      render: (_: unknown, r) => (
+        <Space direction="vertical" size={0}>
+          <span style={{ whiteSpace: 'nowrap' }}>
+            {formatSize(r.bytes_in)} / {formatSize(r.bytes_out)}
+          </span>
+          <Typography.Text type="secondary" style={muted}>
+            {t('tunnels.connections', { n: r.connections })}
+          </Typography.Text>
+        </Space>
+      ),
     },
-    { title: t('tunnels.col.connections'), dataIndex: 'connections', width: 80 },
-    { title: t('tunnels.col.openedBy'), dataIndex: 'opened_by', width: 110, ellipsis: true },
     {
-      title: t('tunnels.col.created'),
-      width: 160,
-      render: (_: unknown, r) => formatTime(r.createdat),
+      title: t('tunnels.col.openedBy'),
+      width: 140,
+      render: (_: unknown, r) => (
+        <Space direction="vertical" size={0}>
+          <Typography.Text ellipsis style={{ margin: 0, maxWidth: 130 }}>
+            {r.opened_by}
+          </Typography.Text>
+          <Typography.Text type="secondary" style={muted}>
+            {formatTime(r.createdat)}
+          </Typography.Text>
+        </Space>
+      ),
     },
     {
       title: t('tunnels.col.actions'),
-      width: 80,
-      fixed: 'right',
+      width: 70,
       render: (_: unknown, r) =>
         r.status === 'open' || r.status === 'opening' ? (
           <RowActions>
@@ -301,7 +322,7 @@ export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: 
       }
       data-testid="tunnels-panel"
     >
-      <Typography.Paragraph type="secondary" style={{ marginTop: 0 }}>
+      <Typography.Paragraph type="secondary" style={{ marginTop: 0, wordBreak: 'normal' }}>
         {t('tunnels.help')}
       </Typography.Paragraph>
       {list.isError && !list.data ? (
@@ -317,7 +338,7 @@ export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: 
           columns={columns}
           data={list.data?.data ?? []}
           loading={list.isLoading}
-          scroll={{ x: 1300 }}
+          scroll={{ x: 960 }}
           border={false}
           noDataElement={<Empty description={`${t('tunnels.empty')} · ${t('tunnels.empty.hint')}`} />}
           pagination={{
