@@ -26,6 +26,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '19250' },
     'no-build': { type: 'boolean', default: false },
     'raised-limit': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.dtus);
@@ -162,12 +163,23 @@ try {
   await Promise.all(workers.map((c) => ask(c, { cmd: 'frames', size: Number(values.size) })));
   console.log(`sending for ${SECONDS} s (5 s warm-up first) ...`);
   await sleep(5000);
+  const h0 = performance.now();
+  const health = await Promise.race([
+    fetch(`${server.base}/api/health`).then((r) => r.status),
+    sleep(10_000).then(() => 'no answer'),
+  ]);
+  console.log(`health while sending: ${health} in ${fmt(performance.now() - h0)} ms`);
   const s0 = readStats(statsFile);
   const w0 = performance.now();
   await sleep(SECONDS * 1000);
   const s1 = readStats(statsFile);
   const wsecs = (performance.now() - w0) / 1000;
   const busy = kb(server.pid);
+  console.log(
+    `stats file: stored ${s0?.stored ?? 'n/a'} -> ${s1?.stored ?? 'n/a'}, written ${
+      s1 ? `${fmt((Date.now() - s1.at) / 1000, 1)} s ago` : 'never'
+    }`,
+  );
   const stored = (s1?.stored ?? 0) - (s0?.stored ?? 0);
   const timed = (s1?.timed ?? 0) - (s0?.timed ?? 0);
   const p99 = p99Of(diffHist(s0?.latencyMs, s1?.latencyMs ?? {}), timed);
@@ -208,6 +220,9 @@ try {
   for (const w of workers) w.send({ cmd: 'stop' });
   await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r() : w.once('exit', r)))));
   await server.stop();
-  rmSync(server.dataDir, { recursive: true, force: true });
-  rmSync(statsFile, { force: true });
+  if (values.keep) console.log(`kept ${server.dataDir} (server.log) and ${statsFile}`);
+  else {
+    rmSync(server.dataDir, { recursive: true, force: true });
+    rmSync(statsFile, { force: true });
+  }
 }
