@@ -530,7 +530,8 @@ describe('scene list', () => {
     const input = await screen.findByTestId('scene-copy-name');
     expect((input as HTMLInputElement).value).toBe('Plant copy');
     fireEvent.change(input, { target: { value: 'Plant B' } });
-    const dialog = screen.getByRole('dialog');
+    // Another test's confirmation may linger in the body: the copy dialog is the one holding the input.
+    const dialog = input.closest<HTMLElement>('[role="dialog"]')!;
     fireEvent.click(within(dialog).getByRole('button', { name: /ok|确 ?定|confirm/i }));
     await waitFor(() => expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ name: 'Plant B' }));
     expect(await screen.findByText('Copied as "Plant B"')).toBeTruthy();

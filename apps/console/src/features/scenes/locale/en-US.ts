@@ -146,6 +146,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'scene.canvas.upload': 'Upload image',
   'scene.canvas.replace': 'Replace image',
   'scene.canvas.removeImage': 'Remove',
+  'scene.slot.templateOf': 'data template {name}',
   'scene.slot.add': 'Add slot',
   'scene.create.title': 'New scene',
   'scene.create.name.placeholder': 'e.g. Pump room 1',

@@ -143,6 +143,7 @@ const zhCN = {
   'scene.canvas.upload': '上传图片',
   'scene.canvas.replace': '更换图片',
   'scene.canvas.removeImage': '移除',
+  'scene.slot.templateOf': '数据模板 {name}',
   'scene.slot.add': '添加槽位',
   'scene.create.title': '新建场景',
   'scene.create.name.placeholder': '如：一号泵房',

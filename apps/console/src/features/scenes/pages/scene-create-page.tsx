@@ -16,6 +16,7 @@ import { useNavigate } from 'react-router';
 import { PageContainer } from '../../../components/page-container';
 import { useLocale } from '../../../lib/i18n';
 import { ApiError } from '../../../lib/request';
+import { useTemplateList } from '../../data-templates/api';
 import { useCreateScene, useModel, useModelList, useSceneFromModel } from '../api';
 import { DeviceSelect } from '../components/device-select';
 import locale from '../locale';
@@ -41,6 +42,8 @@ export default function SceneCreatePage() {
   const [slotErrors, setSlotErrors] = useState<Record<string, string>>({});
   const models = useModelList({ current: 1, per_page: 100 });
   const model = useModel(modelId);
+  const templates = useTemplateList({ current: 1, per_page: 100 }).data?.data ?? [];
+  const templateName = (id: number | undefined) => templates.find((x) => x.id === id)?.name ?? `#${id}`;
   const create = useCreateScene();
   const fromModel = useSceneFromModel();
 
@@ -158,7 +161,8 @@ export default function SceneCreatePage() {
                             <div style={{ width: 140, lineHeight: '32px' }}>
                               {s.label || s.name}
                               <Typography.Text type="secondary" style={{ fontSize: 12, marginLeft: 4 }}>
-                                {s.product_key ?? `#${s.template_id}`}
+                                {s.product_key ??
+                                  t('scene.slot.templateOf', { name: templateName(s.template_id) })}
                               </Typography.Text>
                             </div>
                             <div style={{ width: 320 }} data-slot={s.name}>
