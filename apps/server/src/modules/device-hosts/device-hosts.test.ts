@@ -7,6 +7,14 @@ import type { DeviceHostDetail, DeviceHostItem } from '@cellhub/contract/device-
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { connectDevice, createDevices, eventually, type TestDevice } from '../../test/gateway-test-kit';
 import { SocketDtu } from '../../test/socket-dtu';
+import { ModbusBus } from '../../../../devsim/src/modbus';
+import { DEFAULT_SOCKET_OPTIONS, SocketFleet } from '../../../../devsim/src/socket-dtu';
+import {
+  dataTemplates,
+  dataTemplateSlaves,
+  dataTemplateVariables,
+  deviceDataTemplates,
+} from '../data-templates/data-templates.table';
 import { auditLogs } from '../audit/audit.table';
 import { deviceLogs } from '../device-log/device-log.table';
 import { devices } from '../devices/devices.table';
@@ -20,6 +28,7 @@ let owner: { uid: number; token: string; username: string };
 let devs: TestDevice[];
 const dtus: SocketDtu[] = [];
 const mqttClients: MqttClient[] = [];
+const fleets: SocketFleet[] = [];
 
 const data = <T>(res: { json(): unknown }) => (res.json() as { data: T }).data;
 
@@ -80,6 +89,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const d of dtus) d.close();
+  await Promise.all(fleets.map((f) => f.stop()));
   await Promise.all(mqttClients.map((c) => c.endAsync().catch(() => undefined)));
   await t.close();
 });
@@ -446,6 +456,59 @@ describe('a DTU in socket mode', () => {
     expect(del.statusCode, del.body).toBe(200);
     await third.untilClosed();
     await waitOnline(d.sn, 0);
+  });
+
+  it('Modbus polling of a data template works over a socket-mode DTU (devsim --socket --modbus)', async () => {
+    const [d] = await createDevices(t, owner.token, ['SOCK-MB'], { name: 'Socket Modbus DTU' });
+    const db = t.app.deps.db;
+    const [tpl] = await db
+      .insert(dataTemplates)
+      .values({ uid: owner.uid, name: 'socket meter', collectMode: 'platform' })
+      .returning();
+    const [slave] = await db
+      .insert(dataTemplateSlaves)
+      .values({ templateId: tpl!.id, name: 'meter', address: 1 })
+      .returning();
+    await db.insert(dataTemplateVariables).values({
+      templateId: tpl!.id,
+      slaveId: slave!.id,
+      name: 'level',
+      tag: 'level',
+      samplingCycleS: 1,
+      functionCode: 3,
+      registerType: 'holding',
+      registerAddress: 1,
+      dataFormat: 'uint16',
+    });
+    const [row] = await db.select({ id: devices.id }).from(devices).where(eq(devices.sn, d!.sn));
+    await db.insert(deviceDataTemplates).values({ deviceId: row!.id, templateId: tpl!.id });
+    await createHost({ name: 'Modbus TCP', protocol: 'tcp', port: 19217, bind: '127.0.0.1' });
+    const bus = new ModbusBus([{ address: 1 }]);
+    bus.slave(1)!.set('holding', 0, 42, 'uint16');
+    const fleet = new SocketFleet([{ sn: d!.sn, product_key: d!.productKey, secret: d!.secret }], {
+      ...DEFAULT_SOCKET_OPTIONS,
+      protocol: 'tcp',
+      host: '127.0.0.1',
+      port: 19217,
+      rate: 0,
+      modbus: () => bus,
+    });
+    fleets.push(fleet);
+    await fleet.start();
+    await waitOnline(d!.sn, 1);
+    t.app.modbusPoller.invalidate();
+    await eventually(async () => {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/api/devices/${d!.sn}/properties`,
+        token: owner.token,
+      });
+      const level = data<{ key: string; value: unknown }[]>(res).find((p) => p.key === 'level');
+      return level?.value === 42 ? true : undefined;
+    }, 10_000);
+    expect(fleet.stats.modbusAnswers).toBeGreaterThan(0);
+    // Answers became values, not raw rows.
+    expect(await rawUp(d!.sn)).toEqual([]);
   });
 
   it('a disabled host stops listening; enabling it starts it again', async () => {
