@@ -78,9 +78,12 @@ export async function openReverse(
   platform.on('error', () => undefined);
   stats.opened += 1;
   platform.write(`${TUNNEL_HELLO} ${down.token}\n`);
-  platform.on('data', (d: Buffer) => (stats.bytesDown += d.length));
-  local.on('data', (d: Buffer) => (stats.bytesUp += d.length));
-  platform.once('close', () => local.destroy());
+  // Counted from the sockets' own counters when the pair ends: nothing runs per chunk.
+  platform.once('close', () => {
+    stats.bytesDown += platform.bytesRead;
+    stats.bytesUp += local.bytesRead;
+    local.destroy();
+  });
   local.once('close', () => platform.destroy());
   platform.pipe(local);
   local.pipe(platform);
