@@ -28,6 +28,38 @@ export async function api<T = unknown>(
   return { status: res.status, body: (await res.json()) as Envelope<T> };
 }
 
+/** A device's MQTT identity, as the API shows it to its owner. */
+export interface Identity {
+  sn: string;
+  product_key: string;
+  secret: string;
+}
+
+/** A new product `<prefix>-DTU` and `count` devices of it, created through the API, with their MQTT identities. */
+export async function devicesFor(token: string, count: number, prefix: string): Promise<Identity[]> {
+  const product = await api<{ product_key: string }>(
+    'POST',
+    '/api/products',
+    { name: `${prefix}-DTU` },
+    token,
+  );
+  expect(product.status, JSON.stringify(product.body)).toBe(200);
+  const sns = Array.from({ length: count }, (_, i) => `${uniqueName(prefix).toUpperCase()}-${i + 1}`);
+  const created = await api(
+    'POST',
+    '/api/devices',
+    { product_key: product.body.data.product_key, sn: sns },
+    token,
+  );
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const out: Identity[] = [];
+  for (const sn of sns) {
+    const d = await api<Identity>('GET', `/api/devices/${sn}`, undefined, token);
+    out.push({ sn, product_key: d.body.data.product_key, secret: d.body.data.secret });
+  }
+  return out;
+}
+
 export const PASSWORD = 'Passw0rdE2e';
 
 let seq = 0;

@@ -1,32 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
-
-interface Identity {
-  sn: string;
-  product_key: string;
-  secret: string;
-}
-
-async function devicesFor(token: string, count: number): Promise<Identity[]> {
-  const product = await api<{ product_key: string }>('POST', '/api/products', { name: 'CT-DTU' }, token);
-  expect(product.status, JSON.stringify(product.body)).toBe(200);
-  const sns = Array.from({ length: count }, (_, i) => `${uniqueName('CT').toUpperCase()}-${i + 1}`);
-  const created = await api(
-    'POST',
-    '/api/devices',
-    { product_key: product.body.data.product_key, sn: sns },
-    token,
-  );
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const out: Identity[] = [];
-  for (const sn of sns) {
-    const d = await api<Identity>('GET', `/api/devices/${sn}`, undefined, token);
-    out.push({ sn, product_key: d.body.data.product_key, secret: d.body.data.secret });
-  }
-  return out;
-}
+import { api, devicesFor, newUser, screenshot, signIn, tokenFor } from '../support';
 
 /** Picks devices in the searchable multi-select by serial number. */
 async function pickDevices(page: Page, sns: string[]): Promise<void> {
@@ -51,7 +26,7 @@ test('a template setting the APN and socket 2 is applied to two devsim devices a
 }) => {
   const user = await newUser('ct');
   const token = await tokenFor(user.username, user.password);
-  const ids = await devicesFor(token, 2);
+  const ids = await devicesFor(token, 2, 'CT');
   const devices = ids.map(
     (id) => new VirtualDevice(id, { url: `mqtt://127.0.0.1:${E2E.mqttPort}`, keepalive: 30 }),
   );

@@ -2,38 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { ModelDocumentInput, SceneDetail } from '@cellhub/contract/scenes';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, screenshot, signIn, tokenFor, uniqueName } from '../support';
-
-interface Identity {
-  sn: string;
-  product_key: string;
-  secret: string;
-}
-
-/** A product and `count` devices of the user, created through the API, with their MQTT identities. */
-async function devicesFor(token: string, count: number, prefix: string): Promise<Identity[]> {
-  const product = await api<{ product_key: string }>(
-    'POST',
-    '/api/products',
-    { name: `${prefix}-DTU` },
-    token,
-  );
-  expect(product.status, JSON.stringify(product.body)).toBe(200);
-  const sns = Array.from({ length: count }, (_, i) => `${uniqueName(prefix).toUpperCase()}-${i + 1}`);
-  const created = await api(
-    'POST',
-    '/api/devices',
-    { product_key: product.body.data.product_key, sn: sns },
-    token,
-  );
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const out: Identity[] = [];
-  for (const sn of sns) {
-    const d = await api<Identity>('GET', `/api/devices/${sn}`, undefined, token);
-    out.push({ sn, product_key: d.body.data.product_key, secret: d.body.data.secret });
-  }
-  return out;
-}
+import { api, devicesFor, newUser, screenshot, signIn, tokenFor, type Identity } from '../support';
 
 /**
  * A pump station DTU: reports a rising temperature every second, and applies a `{"pump": <bool>}` string command

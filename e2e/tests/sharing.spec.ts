@@ -1,38 +1,7 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { VirtualDevice } from '../../apps/devsim/src/device';
 import { E2E } from '../env';
-import { api, newUser, screenshot, signIn, submitLogin, tokenFor, uniqueName } from '../support';
-
-interface Identity {
-  sn: string;
-  product_key: string;
-  secret: string;
-}
-
-/** A product and `count` devices of the user, created through the API, with their MQTT identities. */
-async function devicesFor(token: string, count: number, prefix: string): Promise<Identity[]> {
-  const product = await api<{ product_key: string }>(
-    'POST',
-    '/api/products',
-    { name: `${prefix}-DTU` },
-    token,
-  );
-  expect(product.status, JSON.stringify(product.body)).toBe(200);
-  const sns = Array.from({ length: count }, (_, i) => `${uniqueName(prefix).toUpperCase()}-${i + 1}`);
-  const created = await api(
-    'POST',
-    '/api/devices',
-    { product_key: product.body.data.product_key, sn: sns },
-    token,
-  );
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const out: Identity[] = [];
-  for (const sn of sns) {
-    const d = await api<Identity>('GET', `/api/devices/${sn}`, undefined, token);
-    out.push({ sn, product_key: d.body.data.product_key, secret: d.body.data.secret });
-  }
-  return out;
-}
+import { api, devicesFor, newUser, screenshot, signIn, submitLogin, tokenFor } from '../support';
 
 /** A second signed-in browser: the receiver works beside the owner. */
 async function signedInPage(browser: Browser, username: string, password: string): Promise<Page> {
