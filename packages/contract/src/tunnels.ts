@@ -16,7 +16,8 @@ export type TunnelProtocol = (typeof TUNNEL_PROTOCOLS)[number];
 export const TUNNEL_STATUSES = ['opening', 'open', 'closed', 'failed'] as const;
 export type TunnelStatus = (typeof TUNNEL_STATUSES)[number];
 /**
- * Why a tunnel ended: closed by a person, idle too long, its maximum duration reached, the server stopped, or (failed)
+ * Why a tunnel ended: closed by a person, idle too long, its maximum duration reached, the server stopped, its opener
+ * lost control of the device (share revoked or reduced, device given away), or (failed)
  * the device did not answer in time, refused (its local port closed), or could not be asked (offline).
  */
 export const TUNNEL_REASONS = [
@@ -24,6 +25,7 @@ export const TUNNEL_REASONS = [
   'idle',
   'max_duration',
   'server_stop',
+  'revoked',
   'timeout',
   'refused',
   'offline',

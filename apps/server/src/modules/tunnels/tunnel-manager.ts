@@ -22,6 +22,9 @@ export const TOKEN_TTL_MS = 60_000;
 
 export interface TunnelTarget {
   id: number;
+  deviceId: number;
+  /** Who opened it: their right is asked again when the device's shares change. */
+  uid: number;
   productKey: string;
   sn: string;
   localIp: string;
@@ -368,6 +371,11 @@ export class TunnelManager {
   counts(id: number): LiveCounts | undefined {
     const l = this.live.get(id);
     return l ? this.snapshot(l) : undefined;
+  }
+
+  /** The live tunnels of this instance on these devices. */
+  liveOn(deviceIds: readonly number[]): TunnelTarget[] {
+    return [...this.live.values()].map((l) => l.target).filter((t) => deviceIds.includes(t.deviceId));
   }
 
   has(id: number): boolean {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { TunnelManager } from './tunnel-manager';
-import { closeStaleTunnels } from './tunnels.service';
+import { closeStaleTunnels, recheckTunnels } from './tunnels.service';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,7 +19,14 @@ export const tunnelsPlugin = fp(
     const manager = new TunnelManager(app.deps);
     app.decorate('tunnels', manager);
     await closeStaleTunnels(app.deps);
+    // A share revoked or reduced to view (from any instance: the shares plugin relays it) ends its holder's tunnels.
+    const stop = app.deps.events.on('share.changed', (e) => {
+      recheckTunnels(app.deps, manager, e.deviceIds).catch((err: unknown) =>
+        app.log.warn({ err }, 'tunnel rights not rechecked'),
+      );
+    });
     app.addHook('onClose', async () => {
+      stop();
       await manager.stop();
     });
   },

@@ -6,6 +6,7 @@ import type { Actor, Deps } from '../../lib/deps';
 import type { PageQuery } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { accessibleDevice } from '../devices/device-access';
+import { users } from '../users/users.table';
 import { plainIp, TunnelFailure, type TunnelManager } from './tunnel-manager';
 import { type TunnelRow, tunnels } from './tunnels.table';
 
@@ -121,6 +122,8 @@ export async function openTunnel(
   });
   const target = {
     id: row.id,
+    deviceId: device.id,
+    uid: actor.uid,
     productKey: device.productKey,
     sn: device.sn,
     localIp: body.local_ip,
@@ -210,6 +213,30 @@ export async function closeTunnel(
   }
   const [after] = await deps.db.select().from(tunnels).where(eq(tunnels.id, id));
   return toItem(manager, device.sn, after!);
+}
+
+/**
+ * The shares of these devices changed (or a device changed hands): each live tunnel on them whose opener may no longer
+ * control the device is closed (`revoked`). The opener's right is asked of the authorisation layer as for a request
+ * of theirs (`accessibleDevice`, control).
+ */
+export async function recheckTunnels(deps: Deps, manager: TunnelManager, deviceIds: number[]): Promise<void> {
+  for (const t of manager.liveOn(deviceIds)) {
+    const [u] = await deps.db
+      .select({ id: users.id, username: users.username, role: users.role })
+      .from(users)
+      .where(eq(users.id, t.uid));
+    const opener: Actor | undefined = u
+      ? { uid: u.id, username: u.username, role: u.role, ip: '', userAgent: '', sessionId: 0 }
+      : undefined;
+    const allowed = opener
+      ? await accessibleDevice(deps.db, opener, t.sn, 'control').then(
+          () => true,
+          () => false,
+        )
+      : false;
+    if (!allowed) await manager.close(t.id, 'revoked');
+  }
 }
 
 /**

@@ -312,6 +312,30 @@ describe('remote tunnels', () => {
     expect(errorOf(await opening)).toMatchObject({ code: 11016, details: { reason: 'timeout' } });
   });
 
+  it("close when the opener's control share is reduced to view", async () => {
+    const res = await openTunnel('T-1', controller.token, webBody('T-1'));
+    expect(res.statusCode, res.body).toBe(200);
+    const tunnel = data<TunnelItem>(res);
+    const outgoing = await t.inject({ method: 'GET', url: '/api/shares/outgoing', token: owner.token });
+    const share = data<{ id: number; to_username: string; right: string }[]>(outgoing).find(
+      (x) => x.to_username === controller.username,
+    );
+    expect(share?.right).toBe('control');
+    const put = await t.inject({
+      method: 'PUT',
+      url: `/api/shares/${share!.id}`,
+      token: owner.token,
+      payload: { right: 'view' },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const item = await eventually(async () => {
+      const found = (await list('T-1')).find((x) => x.id === tunnel.id);
+      return found?.status === 'closed' ? found : undefined;
+    }, 8000);
+    expect(item.reason).toBe('revoked');
+    await expect(dial(Number(tunnel.address!.split(':')[1]))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
   it('close when idle', async () => {
     t.app.deps.config.tunnels.idleMs = 600;
     try {

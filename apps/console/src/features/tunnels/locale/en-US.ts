@@ -28,6 +28,7 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'tunnels.reason.idle': 'idle timeout',
   'tunnels.reason.max_duration': 'maximum duration reached',
   'tunnels.reason.server_stop': 'server restarted',
+  'tunnels.reason.revoked': 'the opener lost control of the device',
   'tunnels.reason.timeout': 'the device did not answer',
   'tunnels.reason.refused': 'the device refused (local port unreachable)',
   'tunnels.reason.offline': 'the device is offline',

@@ -26,6 +26,7 @@ const zhCN = {
   'tunnels.reason.idle': '空闲超时',
   'tunnels.reason.max_duration': '到达最长时长',
   'tunnels.reason.server_stop': '服务重启',
+  'tunnels.reason.revoked': '打开者已无控制权限',
   'tunnels.reason.timeout': '设备未应答',
   'tunnels.reason.refused': '设备拒绝（本地端口无法连接）',
   'tunnels.reason.offline': '设备离线',
