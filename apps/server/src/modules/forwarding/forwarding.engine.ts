@@ -179,11 +179,13 @@ export class ForwardingEngine {
           ...(e.reason === undefined ? {} : { reason: e.reason }),
         }),
       ),
-      events.on('raw.received', (e) =>
+      // Hex only when some rule may take the frame: no cost per raw uplink on a server without rules.
+      events.on('raw.received', (e) => {
+        if (this.rules.size === 0) return;
         this.queue(e.device, 'raw', this.deps.now().getTime(), {
           hex: Buffer.from(e.payload).toString('hex'),
-        }),
-      ),
+        });
+      }),
       // A share given or ended changes what rules may read: the audience cache decides at event time already.
       channels.listen(FORWARD_RULES_CHANNEL, () => void this.reload()),
     );
