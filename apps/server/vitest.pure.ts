@@ -34,5 +34,6 @@ export const pureTests = [
   'src/modules/sim/providers/onelink.adapter.test.ts',
   'src/modules/sim/providers/registry.test.ts',
   'src/modules/telemetry/property-parse.test.ts',
+  'src/modules/telemetry/raw-writer.test.ts',
   'src/realtime/event-bus.test.ts',
 ];

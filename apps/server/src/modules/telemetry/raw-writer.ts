@@ -20,15 +20,26 @@ interface Pending {
 const BATCH_MAX = 1000;
 
 /**
- * Raw uplinks (`P/up/raw`) written as group commits: while one multi-row INSERT is in flight the next messages wait
- * and go in the next one, so a steady stream costs one statement per round trip instead of one per message. `add`
- * resolves once its row is committed (the gateway acknowledges the device then), and rejects with the batch's error.
+ * How long the first row of an idle writer waits for company before its INSERT goes out. Without it, thousands of
+ * devices sending now and then (socket-mode DTUs, one frame a second each) make one statement per frame: each
+ * statement ends before the next frame arrives, so no batch ever forms (bench/sockets.mjs, issue 18).
+ */
+export const RAW_WRITER_DELAY_MS = 10;
+
+/**
+ * Raw uplinks (`P/up/raw`) written as group commits: the first row waits `delayMs` for others, and while one
+ * multi-row INSERT is in flight the next messages wait and go in the next one, so a steady stream costs one
+ * statement per round trip instead of one per message. `add` resolves once its row is committed (the gateway
+ * acknowledges the device then), and rejects with the batch's error.
  */
 export class RawWriter {
   private queue: Pending[] = [];
   private running: Promise<void> | undefined;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly delayMs = RAW_WRITER_DELAY_MS,
+  ) {}
 
   /** Keeps the bytes (cut at MAX_RAW_BYTES, as storeRaw does) of a device's uplink. */
   add(deviceId: number, bytes: Buffer): Promise<void> {
@@ -47,6 +58,7 @@ export class RawWriter {
 
   private async drain(): Promise<void> {
     try {
+      if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, BATCH_MAX);
         try {
