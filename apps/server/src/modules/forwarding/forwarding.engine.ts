@@ -345,28 +345,43 @@ export class ForwardingEngine {
     const position = new Map<number, number>();
     const seen = new Map<string, number>();
     const rows = await this.deps.db.transaction(async (tx) => {
-      const found = (
+      // The `limit` queues (rule, device) whose oldest row is oldest, from the queue index (no sort of the whole
+      // backlog), then the head of each: its first `batchPerDevice` rows. Only their claimable prefix is taken.
+      const heads = (
         (await tx.execute(sql`
-          select q.id, q.rule_id, q.device_id from (
-            select h.id, h.rule_id, h.device_id,
-              dense_rank() over (order by h.first_id) as device_rank,
-              min(h.ok) over (partition by h.rule_id, h.device_id order by h.id) as prefix_ok,
-              h.rn
-            from (
-              select m.id, m.rule_id, m.device_id,
-                row_number() over (partition by m.rule_id, m.device_id order by m.id) as rn,
-                min(m.id) over (partition by m.rule_id, m.device_id) as first_id,
-                case when (m.status = 'pending' and m.run_at < ${dueBy}::timestamptz)
-                       or (m.status = 'taken' and m.locked_until < ${nowIso}::timestamptz) then 1 else 0 end as ok
+          select q.id, q.rule_id, q.device_id,
+            case when (q.status = 'pending' and q.run_at < ${dueBy}::timestamptz)
+                   or (q.status = 'taken' and q.locked_until < ${nowIso}::timestamptz) then 1 else 0 end as ok
+          from (
+            select d.rule_id, d.device_id, d.first_id from (
+              select m.rule_id, m.device_id, min(m.id) as first_id
               from forward_messages m
-              join forward_rules r on r.id = m.rule_id and r.enabled and r.paused_at is null
               where m.status in ('pending', 'taken')
-            ) h
+              group by m.rule_id, m.device_id
+            ) d
+            join forward_rules r on r.id = d.rule_id and r.enabled and r.paused_at is null
+            order by d.first_id
+            limit ${limit}
+          ) d
+          cross join lateral (
+            select m.id, m.rule_id, m.device_id, m.status, m.run_at, m.locked_until
+            from forward_messages m
+            where m.rule_id = d.rule_id and m.device_id = d.device_id and m.status in ('pending', 'taken')
+            order by m.id
+            limit ${this.options.batchPerDevice}
           ) q
-          where q.prefix_ok = 1 and q.rn <= ${this.options.batchPerDevice} and q.device_rank <= ${limit}
           order by q.id
-        `)) as unknown as { rows: { id: number | string; rule_id: number; device_id: number }[] }
+        `)) as unknown as { rows: { id: number | string; rule_id: number; device_id: number; ok: number }[] }
       ).rows;
+      // A queue's prefix ends at its first row that is not claimable (under lease, or waiting for its retry).
+      const blocked = new Set<string>();
+      const found: typeof heads = [];
+      for (const r of heads) {
+        const key = `${r.rule_id}:${r.device_id}`;
+        if (blocked.has(key)) continue;
+        if (Number(r.ok) !== 1) blocked.add(key);
+        else found.push(r);
+      }
       if (found.length === 0) return [];
       for (const r of found) {
         const key = `${r.rule_id}:${r.device_id}`;
