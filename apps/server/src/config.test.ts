@@ -112,4 +112,21 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ DATA_DIR: dir, FIRMWARE_ALLOW_PRIVATE_URLS: 'false' }).outboundAllow).toEqual([]);
   });
+
+  it('reads the port ranges of device hosts and tunnels, and refuses a range that is not one', () => {
+    const dir = tmp();
+    const c = loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://iot.example.com' });
+    expect(c.deviceHosts).toEqual({ ports: { min: 20000, max: 20999 }, address: 'iot.example.com' });
+    expect(c.tunnels).toMatchObject({ port: 21100, ports: { min: 21000, max: 21099 }, idleMs: 600_000 });
+    const set = loadConfig({
+      DATA_DIR: dir,
+      DEVICE_HOST_PORTS: ' 30000 - 30010 ',
+      TUNNEL_PORTS: '40000-40000',
+    });
+    expect(set.deviceHosts.ports).toEqual({ min: 30000, max: 30010 });
+    expect(set.tunnels.ports).toEqual({ min: 40000, max: 40000 });
+    for (const bad of ['30010-30000', '0-10', '1-65536', '30000', 'a-b'])
+      expect(() => loadConfig({ DATA_DIR: dir, DEVICE_HOST_PORTS: bad })).toThrow(/DEVICE_HOST_PORTS/);
+    expect(() => loadConfig({ DATA_DIR: dir, TUNNEL_PORTS: '9-1' })).toThrow(/TUNNEL_PORTS.*21000-21099/);
+  });
 });

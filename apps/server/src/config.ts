@@ -7,6 +7,22 @@ import { parseAllowList } from './lib/outbound';
 import { serverRoot } from './lib/paths';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+/** A range of ports, `first-last` within 1-65535 (device hosts, tunnels). */
+const portRange = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const m = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(v);
+      const min = m ? Number(m[1]) : NaN;
+      const max = m ? Number(m[2]) : NaN;
+      if (!(min >= 1 && max <= 65535 && min <= max)) {
+        ctx.addIssue({ code: 'custom', message: `a port range first-last within 1-65535, e.g. ${fallback}` });
+        return z.NEVER;
+      }
+      return { min, max };
+    });
 const url = z.url({ protocol: /^https?$/ });
 const optionalString = z
   .string()
@@ -147,39 +163,13 @@ const envSchema = z.object({
       'osm, amap, tianditu, none, or an http(s) URL template with {z}, {x} and {y}',
     ),
   /** Ports device hosts may listen on (docs/device-hosts.md): `first-last`. */
-  DEVICE_HOST_PORTS: z
-    .string()
-    .trim()
-    .default('20000-20999')
-    .transform((v, ctx) => {
-      const m = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(v);
-      const min = m ? Number(m[1]) : NaN;
-      const max = m ? Number(m[2]) : NaN;
-      if (!(min >= 1 && max <= 65535 && min <= max)) {
-        ctx.addIssue({ code: 'custom', message: 'a port range first-last within 1-65535, e.g. 20000-20999' });
-        return z.NEVER;
-      }
-      return { min, max };
-    }),
+  DEVICE_HOST_PORTS: portRange('20000-20999'),
   /** The address devices use to reach device hosts; defaults to the host of PUBLIC_URL. */
   DEVICE_HOST_ADDRESS: optionalString,
   /** Remote tunnels (docs/tunnels.md): the endpoint devices open reverse connections to (0: any free port). */
   TUNNEL_PORT: port(21100),
   /** Ports a tunnel may be exposed at: `first-last`. */
-  TUNNEL_PORTS: z
-    .string()
-    .trim()
-    .default('21000-21099')
-    .transform((v, ctx) => {
-      const m = /^(\d{1,5})\s*-\s*(\d{1,5})$/.exec(v);
-      const min = m ? Number(m[1]) : NaN;
-      const max = m ? Number(m[2]) : NaN;
-      if (!(min >= 1 && max <= 65535 && min <= max)) {
-        ctx.addIssue({ code: 'custom', message: 'a port range first-last within 1-65535, e.g. 21000-21099' });
-        return z.NEVER;
-      }
-      return { min, max };
-    }),
+  TUNNEL_PORTS: portRange('21000-21099'),
   /** The address devices and people reach tunnels at; defaults to the host of PUBLIC_URL. */
   TUNNEL_ADDRESS: optionalString,
   TUNNEL_OPEN_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(15),
