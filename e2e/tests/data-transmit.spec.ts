@@ -68,7 +68,7 @@ test('data transmission: a SCADA DTU polls a devsim meter through a rule made in
     await screenshot(page, 'data-transmit-form');
     await page.getByTestId('dt-save').click();
     await page.waitForURL(/\/data-transmit\/detail\/\d+$/);
-    await expect(page.getByText('实时')).toBeVisible();
+    await expect(page.getByText('实时', { exact: true })).toBeVisible();
 
     // Read holding register 10 of slave 1 (the demo meter holds 50 there): request and answer, byte for byte.
     const request = withCrc(new Uint8Array([0x01, 0x03, 0x00, 0x0a, 0x00, 0x01]));
