@@ -22,6 +22,7 @@ export default defineConfig({
       './apps/server/vitest.pure.config.ts',
       './apps/server',
       ...serverOnPg,
+      './apps/server/vitest.reliability.config.ts',
       './apps/console/vitest.config.ts',
       './apps/console/vitest.node.config.ts',
       './apps/devsim',
