@@ -17,7 +17,8 @@ function fieldOf(instancePath: string, context: string | undefined): string {
   return path || context || 'body';
 }
 
-const MULTIPART_BROKEN = /unexpected end of multipart data|^Multipart: Boundary not found$/;
+// Busboy: "Unexpected end of multipart data" for the body, "... unexpected end of multipart data" for a part.
+const MULTIPART_BROKEN = /unexpected end of multipart data|^Multipart: Boundary not found$/i;
 
 /** Maps every failure to the error body of CONTRACT.md; nothing internal leaves a 5xx. */
 export function toAppError(err: FastifyError, request: FastifyRequest): AppError {
