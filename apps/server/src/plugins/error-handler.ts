@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorBody } from '@cellhub/contract/errors';
 import type { FieldIssue } from '@cellhub/contract/common';
 import { AppError } from '../lib/app-error';
+import { isDatabaseUnavailable } from '../lib/db-unavailable';
 
 function send(reply: FastifyReply, err: AppError): FastifyReply {
   const body: ErrorBody = { code: err.code, message: err.message };
@@ -49,6 +50,12 @@ export function toAppError(err: FastifyError, request: FastifyRequest): AppError
     // Fastify's own 4xx texts describe the request, not the server; safe to pass on, under a code of the table.
     if (status === 404) return new AppError(10106, 404, err.message);
     return new AppError(10113, 400, undefined, [{ field: 'request', message: err.message }]);
+  }
+  // The database is down (stopped, restarting, unreachable): a dependency failure the caller may retry, not a
+  // fault of this request.
+  if (isDatabaseUnavailable(err)) {
+    request.log.warn({ err: err.message }, 'database unavailable');
+    return new AppError(10105);
   }
   request.log.error({ err }, 'unexpected error');
   return new AppError(10101);
