@@ -12,8 +12,10 @@ import {
   otaUp,
   statusUp,
 } from '@cellhub/contract/protocol';
+import { sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AppError } from '../lib/app-error';
+import { isDatabaseUnavailable } from '../lib/db-unavailable';
 import type { Deps } from '../lib/deps';
 import { handleCommandReply, markCommandTimeouts } from '../modules/commands/commands.service';
 import { handleConfigReport, sendExpectedConfig } from '../modules/device-config/device-config.service';
@@ -110,7 +112,10 @@ export class DeviceGateway implements DeviceLink {
   readonly subs: SubDeviceRouter;
   readonly options: GatewayOptions;
   /** Counters for health and benchmarks. */
-  readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0 };
+  readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0, heldWhileDatabaseDown: 0 };
+  private closing = false;
+  /** While the database is down: the probe uplinks wait on before they are routed again. */
+  private databaseProbe: Promise<void> | undefined;
   private adapter: BrokerAdapter | undefined;
   private chains = new Map<string, Promise<void>>();
   private buckets = new Map<number, Bucket>();
@@ -339,7 +344,7 @@ export class DeviceGateway implements DeviceLink {
         else this.reject(device, kind, err as Rejection);
         return;
       }
-      await this.route(device, kind, payload, meta);
+      await this.routeOnceStored(device, kind, payload, meta);
       this.stats.accepted++;
       this.touch(device.id);
     } catch (err) {
@@ -350,6 +355,42 @@ export class DeviceGateway implements DeviceLink {
       this.deps.log.error({ err, sn: device.sn, kind }, 'uplink handling failed');
       this.reject(device, kind, new Rejection('server error', 10101));
     }
+  }
+
+  /**
+   * Routes an uplink; while the database is down, waits for it and routes again instead of settling: adapters
+   * acknowledge a message once `uplink` resolves, so a device gets no PUBACK for what is not stored and keeps its
+   * copy. PUBACKs just stop until the database is back (docs/device-protocol.md, "Acknowledgement means stored").
+   */
+  private async routeOnceStored(device: DeviceRef, kind: string, payload: Buffer, meta: UplinkMeta) {
+    for (;;) {
+      try {
+        await this.route(device, kind, payload, meta);
+        return;
+      } catch (err) {
+        if (this.closing || !isDatabaseUnavailable(err)) throw err;
+        this.stats.heldWhileDatabaseDown++;
+        await this.databaseBack();
+      }
+    }
+  }
+
+  /** Resolves once the database answers again (one probe for all waiting uplinks), or the gateway closes. */
+  private databaseBack(): Promise<void> {
+    this.databaseProbe ??= (async () => {
+      let pause = 100;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, pause));
+        if (this.closing) return;
+        try {
+          await this.deps.db.execute(sql`select 1`);
+          return;
+        } catch {
+          pause = Math.min(pause * 2, 1000);
+        }
+      }
+    })().finally(() => (this.databaseProbe = undefined));
+    return this.databaseProbe;
   }
 
   /**
@@ -490,6 +531,7 @@ export class DeviceGateway implements DeviceLink {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.timer);
     clearInterval(this.commandTimer);
     await this.subs.settle();
