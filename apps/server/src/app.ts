@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { type Config, loadConfig } from './config';
 import { openDatabase } from './db/client';
-import { AppError } from './lib/app-error';
+import { AppError, formError } from './lib/app-error';
+import { jsonDepthOver, TOO_DEEP_MESSAGE } from './lib/json-depth';
 import { createSecretBox } from './lib/crypto';
 import { withSafeErrorLogs } from './lib/log-safe-error';
 import { offlineLink } from './gateway/device-link';
@@ -120,15 +121,19 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  // An empty JSON body on a route without one (sign-out, menu) is not an error; malformed JSON is (40003).
+  // An empty JSON body on a route without one (sign-out, menu) is not an error; malformed JSON is (40003), and so
+  // is nesting no route takes (10113 on `body`, json-depth.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch {
-      done(new AppError(40003), undefined);
+      return done(new AppError(40003), undefined);
     }
+    if (jsonDepthOver(value)) return done(formError('body', TOO_DEEP_MESSAGE), undefined);
+    done(null, value);
   });
 
   const database = await openDatabase(config.databaseUrl, config.dataDir, {
