@@ -1,6 +1,7 @@
 import { Duplex } from 'node:stream';
 import mqttPacket from 'mqtt-packet';
 import { MAX_PACKET_BYTES, PacketScanner, type Violation } from './packet-scanner';
+import { connectFault } from './connect-check';
 import { connectProtocolLevel } from './sniff';
 
 /**
@@ -133,6 +134,12 @@ export class DeviceStream extends Duplex {
     const all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
     const end = this.scanner.firstPacketEnd!;
     const first = all.subarray(0, end);
+    // A CONNECT the broker's parser would take although the standard says close (connect-check.ts).
+    const fault = connectFault(first);
+    if (fault) {
+      this.violation({ kind: 'bad-connect', ...fault }, Buffer.alloc(0));
+      return;
+    }
     this.pending = end < all.length ? [all.subarray(end)] : [];
     this.pendingBytes = all.length - end;
     this.phase = 'held';
@@ -217,7 +224,9 @@ export class DeviceStream extends Duplex {
         ? REASON_PACKET_TOO_LARGE
         : violation.kind === 'zero-packet-id'
           ? REASON_PROTOCOL_ERROR
-          : REASON_MALFORMED_PACKET;
+          : violation.kind === 'bad-connect'
+            ? violation.reasonCode
+            : REASON_MALFORMED_PACKET;
     // MQTT 5.0 4.13: a CONNACK with the reason code while the CONNECT is unanswered, a DISCONNECT after it.
     this.refuseWith(
       mqttPacket.generate(

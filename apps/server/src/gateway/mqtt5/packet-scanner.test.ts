@@ -155,3 +155,52 @@ describe('PacketScanner', () => {
     expect(new PacketScanner().scan(Buffer.concat([connect(4), publish(1), publish(256)]))).toBeUndefined();
   });
 });
+
+describe('fixed headers the parser takes although the standard refuses them (issue 20)', () => {
+  const scanAll = (level: 4 | 5, ...packets: Buffer[]) => {
+    const s = new PacketScanner();
+    return s.scan(Buffer.concat([connect(level), ...packets]));
+  };
+
+  it('refuses a PINGREQ with a body, a 3.1.1 acknowledgement or DISCONNECT of the wrong length, a SUBSCRIBE without filters', () => {
+    expect(scanAll(4, Buffer.from([0xc0, 0x02, 0, 0]))).toMatchObject({
+      kind: 'bad-header',
+      why: 'PINGREQ with a body',
+    });
+    expect(scanAll(5, Buffer.from([0xc0, 0x01, 0]))).toMatchObject({ kind: 'bad-header' });
+    expect(scanAll(4, Buffer.from([0x40, 0x03, 0, 1, 0x10]))).toMatchObject({ kind: 'bad-header' });
+    expect(scanAll(4, Buffer.from([0xe0, 0x01, 0]))).toMatchObject({ kind: 'bad-header' });
+    expect(scanAll(4, Buffer.from([0x82, 0x02, 0, 1]))).toMatchObject({
+      kind: 'bad-header',
+      why: 'no topic filter',
+    });
+    expect(scanAll(4, Buffer.from([0xa2, 0x02, 0, 1]))).toMatchObject({
+      kind: 'bad-header',
+      why: 'no topic filter',
+    });
+    // 5.0 acknowledgements carry a reason code and properties; a 5.0 DISCONNECT a reason code.
+    expect(scanAll(5, Buffer.from([0x40, 0x03, 0, 1, 0x10]), Buffer.from([0xe0, 0x01, 0]))).toBeUndefined();
+    expect(
+      scanAll(4, Buffer.from([0xc0, 0x00]), Buffer.from([0x40, 0x02, 0, 1]), Buffer.from([0xe0, 0x00])),
+    ).toBeUndefined();
+  });
+
+  it('refuses DUP on a QoS 0 PUBLISH, and a QoS 1 PUBLISH that ends before its packet id', () => {
+    const qos0 = publish(0, 0);
+    const dup = Buffer.from(qos0);
+    dup[0] = dup[0]! | 0x08;
+    expect(scanAll(4, dup)).toMatchObject({ kind: 'bad-header', why: 'DUP set on QoS 0' });
+    expect(scanAll(4, qos0)).toBeUndefined();
+    const topic = Buffer.from('P/up/property');
+    const noId = Buffer.concat([
+      Buffer.from([0x32, 2 + topic.length + 1, 0, topic.length]),
+      topic,
+      Buffer.from([0]),
+    ]);
+    expect(scanAll(4, noId)).toMatchObject({ kind: 'bad-header', why: 'packet id missing' });
+    expect(scanAll(5, Buffer.from([0x82, 0x01, 0]))).toMatchObject({
+      kind: 'bad-header',
+      why: 'packet id missing',
+    });
+  });
+});

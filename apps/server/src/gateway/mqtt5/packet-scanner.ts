@@ -16,12 +16,36 @@ export type Violation =
   /** The announced Remaining Length is above the limit: refused before a byte of the body is buffered. */
   | { kind: 'too-large'; type: number; length: number }
   /** MQTT-2.3.1-1 (5.0: MQTT-2.2.1-3): PUBLISH with QoS > 0, SUBSCRIBE and UNSUBSCRIBE carry a non-zero Packet Identifier. */
-  | { kind: 'zero-packet-id'; type: number };
+  | { kind: 'zero-packet-id'; type: number }
+  /** The CONNECT breaks a rule its parser does not check (connect-check.ts). */
+  | { kind: 'bad-connect'; reasonCode: number; why: string }
+  /**
+   * A packet whose fixed header the standard forbids (a length other than its type's, DUP on QoS 0; see scan), or
+   * which ends before its packet id.
+   */
+  | { kind: 'bad-header'; type: number; why: string };
 
 const CONNECT = 1;
 const PUBLISH = 3;
 const SUBSCRIBE = 8;
 const UNSUBSCRIBE = 10;
+const PINGREQ = 12;
+
+/**
+ * Remaining Lengths the standard fixes by packet type, which the MQTT parser does not hold a device to (it answers a
+ * PINGREQ with a body, or an UNSUBSCRIBE with no topic filter, as if they were well-formed): 3.1 and 3.1.1 PUBACK,
+ * PUBREC, PUBREL and PUBCOMP carry exactly their packet id (MQTT 3.1.1 3.4-3.7), PINGREQ nothing in any version (3.12),
+ * DISCONNECT nothing before 5.0 (3.14), and a 3.1.1 SUBSCRIBE or UNSUBSCRIBE at least one topic filter after its id
+ * (MQTT-3.8.3-3, MQTT-3.10.3-2). Packets a server alone sends are refused by the broker already.
+ */
+function lengthFault(type: number, length: number, level: number | undefined): string | undefined {
+  if (type === PINGREQ && length !== 0) return 'PINGREQ with a body';
+  if (level === 5) return undefined;
+  if (type >= 4 && type <= 7 && length !== 2) return 'acknowledgement longer than its packet id';
+  if (type === 14 && length !== 0) return 'DISCONNECT with a body';
+  if ((type === SUBSCRIBE || type === UNSUBSCRIBE) && length <= 2) return 'no topic filter';
+  return undefined;
+}
 
 const enum State {
   Header,
@@ -86,6 +110,10 @@ export class PacketScanner {
           this.type = byte >> 4;
           this.qos = (byte >> 1) & 3;
           if (this.packets === 0 && this.type !== CONNECT) return { kind: 'not-connect', byte };
+          // MQTT-3.3.1-2: the DUP flag of a QoS 0 message is 0 (the parser reads it as a flag and goes on).
+          if (this.type === PUBLISH && this.qos === 0 && byte & 0x08) {
+            return { kind: 'bad-header', type: this.type, why: 'DUP set on QoS 0' };
+          }
           this.state = State.Length;
           this.length = 0;
           this.lengthBytes = 0;
@@ -105,8 +133,15 @@ export class PacketScanner {
           if (this.length > this.maxRemainingLength) {
             return { kind: 'too-large', type: this.type, length: this.length };
           }
+          if (this.packets > 0) {
+            const why = lengthFault(this.type, this.length, this.level);
+            if (why) return { kind: 'bad-header', type: this.type, why };
+          }
           this.startBody();
-          if (this.length === 0) this.endPacket();
+          if (this.length === 0) {
+            const v = this.endPacket();
+            if (v) return v;
+          }
           break;
         }
         case State.Body: {
@@ -122,7 +157,10 @@ export class PacketScanner {
             this.pos += n;
             this.offset += n;
           }
-          if (this.pos >= this.length) this.endPacket();
+          if (this.pos >= this.length) {
+            const v = this.endPacket();
+            if (v) return v;
+          }
           break;
         }
       }
@@ -171,10 +209,15 @@ export class PacketScanner {
     }
   }
 
-  private endPacket(): void {
+  private endPacket(): Violation | undefined {
+    // The packet ended before its packet id (the parser would hand on a PUBLISH with packet id -1).
+    const short =
+      (this.pick === Pick.Publish && this.picked.length < 4) ||
+      (this.pick === Pick.PacketId && this.picked.length < 2);
     this.packets++;
     if (this.packets === 1) this.firstPacketEnd = this.offset;
     this.state = State.Header;
     this.want = -1;
+    return short ? { kind: 'bad-header', type: this.type, why: 'packet id missing' } : undefined;
   }
 }
