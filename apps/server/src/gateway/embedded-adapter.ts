@@ -20,6 +20,17 @@ function keepaliveOf(client: Client): number {
   return interval > 0 ? Math.round((interval - 1) / 1500) : 0;
 }
 
+/**
+ * Why a topic (name or filter) read from a device's packet must close its connection: U+0000 (MQTT-1.5.3-2), or
+ * bytes that were not UTF-8 (MQTT-1.5.3-1), which the MQTT parser decodes to U+FFFD. Every device topic is ASCII
+ * (docs/device-protocol.md), so a U+FFFD that was sent as such names no topic either.
+ */
+function unreadableTopic(topic: string): string | undefined {
+  if (topic.includes('\u0000')) return 'contains U+0000';
+  if (topic.includes('\ufffd')) return 'is not valid UTF-8';
+  return undefined;
+}
+
 function remoteIp(client: Client): string {
   const fromReq = client.req?.socket?.remoteAddress;
   if (fromReq) return fromReq;
@@ -92,6 +103,13 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
       return;
     }
     const { device } = session;
+    const bad = unreadableTopic(packet.topic);
+    if (bad) {
+      // An error closes the connection (no PUBACK): the standard's answer to a malformed packet.
+      gateway.reject(device, 'acl', new Rejection(`publish topic ${bad}`, 10108));
+      callback(new Error(`publish topic ${bad}`));
+      return;
+    }
     const parsed = parseTopic(packet.topic);
     const own = parsed && parsed.productKey === device.productKey && parsed.sn === device.sn;
     const will = packet === (client as unknown as { will?: unknown }).will;
@@ -128,6 +146,12 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
     // Restoring a kept session without subscriptions (broker-sessions.ts): nothing to subscribe, nothing refused.
     if (!session || sub.topic === SESSION_MARKER) {
       callback(null, null);
+      return;
+    }
+    const bad = unreadableTopic(sub.topic);
+    if (bad) {
+      gateway.reject(session.device, 'acl', new Rejection(`subscribe topic ${bad}`, 10108));
+      callback(new Error(`subscribe topic ${bad}`));
       return;
     }
     const prefix = `${topicPrefix(session.device.productKey, session.device.sn)}/down/`;

@@ -7,6 +7,7 @@ import { downTopic } from '@cellhub/contract/protocol';
 import { buildTestApp, type TestApp } from '../test/app';
 import type { DeviceAuthData } from './device-auth';
 import { PresenceWriter } from './presence-writer';
+import { fixedHeader, RawMqtt } from '../test/raw-mqtt';
 import {
   connectDevice,
   createDevices,
@@ -196,6 +197,40 @@ describe('ACL', () => {
     expect(rejected).toBe(8);
     expect(ca.connected).toBe(true);
     await Promise.all([ca.endAsync(), cb.endAsync()]);
+  });
+
+  it('closes the connection on a topic with U+0000 or bytes that are not UTF-8, unacknowledged (MQTT-1.5.3)', async () => {
+    const d = dev(4);
+    const prefix = `dev/${d.productKey}/${d.sn}`;
+    const bad = [
+      Buffer.from(`${prefix}/up/property\u0000`),
+      Buffer.concat([Buffer.from(`${prefix}/up/property`), Buffer.from([0xc3, 0x28])]),
+    ];
+    for (const topic of bad) {
+      for (const what of ['publish', 'subscribe'] as const) {
+        const raw = await RawMqtt.open({ tcp: t.app.broker.port! }, 4);
+        raw.send(raw.connectPacket(d));
+        await raw.next('connack');
+        // mqtt-packet writes strings only: the topic bytes are written by hand.
+        const body =
+          what === 'publish'
+            ? Buffer.concat([
+                Buffer.from([0, topic.length]),
+                topic,
+                Buffer.from([0, 1]),
+                Buffer.from('{"params":{"bad":1}}'),
+              ])
+            : Buffer.concat([Buffer.from([0, 1, 0, topic.length]), topic, Buffer.from([1])]);
+        raw.send(Buffer.concat([fixedHeader(what === 'publish' ? 0x32 : 0x82, body.length), body]));
+        await raw.closed;
+        expect(
+          raw.packets.map((p) => p.cmd),
+          `${what} ${JSON.stringify(topic.toString())}`,
+        ).toEqual(['connack']);
+      }
+    }
+    const latest = (await get(`/api/devices/${d.sn}/properties`)) as { data: { key: string }[] };
+    expect(latest.data.map((p) => p.key)).not.toContain('bad');
   });
 });
 
