@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { connectProtocolLevel } from './sniff';
 import {
   ackToV4,
+  propertyFault,
   ackToV5,
   CONNACK_PROPERTIES,
   connackReason,
@@ -286,5 +287,49 @@ describe('acknowledgements, SUBSCRIBE, UNSUBSCRIBE', () => {
   it('gives a 5.0 UNSUBACK one success code per filter', () => {
     expect(roundTrip(unsubackToV5(4, 3), 5)).toMatchObject({ messageId: 4, granted: [0, 0, 0] });
     expect(unsubackToV5(5, 0).granted).toEqual([0]);
+  });
+});
+
+describe('propertyFault (issue 20)', () => {
+  const pub = (properties: Record<string, unknown>) =>
+    ({
+      cmd: 'publish',
+      topic: 't',
+      payload: Buffer.alloc(0),
+      qos: 0,
+      dup: false,
+      retain: false,
+      properties,
+    }) as Packet;
+
+  it('passes the properties a device may send on each packet', () => {
+    expect(
+      propertyFault(pub({ topicAlias: 1, contentType: 'json', userProperties: { a: ['1', '2'] } })),
+    ).toBeUndefined();
+    expect(
+      propertyFault({
+        cmd: 'subscribe',
+        messageId: 1,
+        subscriptions: [],
+        properties: { userProperties: { a: 'b' } },
+      }),
+    ).toBeUndefined();
+    expect(propertyFault({ cmd: 'disconnect', properties: { sessionExpiryInterval: 5 } })).toBeUndefined();
+  });
+
+  it('refuses a property out of place or repeated (0x82), a string with U+0000 or bytes that were not UTF-8 (0x81)', () => {
+    expect(propertyFault(pub({ sessionExpiryInterval: 10 }))).toBe(REASON.protocolError);
+    expect(propertyFault(pub({ subscriptionIdentifier: 3 }))).toBe(REASON.protocolError);
+    expect(propertyFault(pub({ messageExpiryInterval: [10, 20] }))).toBe(REASON.protocolError);
+    expect(
+      propertyFault({
+        cmd: 'subscribe',
+        messageId: 1,
+        subscriptions: [],
+        properties: { topicAlias: 1 },
+      } as Packet),
+    ).toBe(REASON.protocolError);
+    expect(propertyFault(pub({ contentType: 'a\u0000' }))).toBe(REASON.malformedPacket);
+    expect(propertyFault(pub({ userProperties: { 'k\ufffd': 'v' } }))).toBe(REASON.malformedPacket);
   });
 });

@@ -222,3 +222,55 @@ export function unsubackToV5(messageId: number | undefined, filters: number): IU
     granted: new Array<number>(Math.max(filters, 1)).fill(REASON.success),
   };
 }
+
+/** The properties a device may put on each packet after its CONNECT (MQTT 5.0 3.3.2.3, 3.4-3.7, 3.8.2.1, 3.10.2.1, 3.14.2.2, 3.15.2.2). */
+const DEVICE_PROPERTIES: Partial<Record<Packet['cmd'], ReadonlySet<string>>> = {
+  publish: new Set([
+    'payloadFormatIndicator',
+    'messageExpiryInterval',
+    'contentType',
+    'responseTopic',
+    'correlationData',
+    'topicAlias',
+    'userProperties',
+  ]),
+  puback: new Set(['reasonString', 'userProperties']),
+  pubrec: new Set(['reasonString', 'userProperties']),
+  pubrel: new Set(['reasonString', 'userProperties']),
+  pubcomp: new Set(['reasonString', 'userProperties']),
+  subscribe: new Set(['subscriptionIdentifier', 'userProperties']),
+  unsubscribe: new Set(['userProperties']),
+  disconnect: new Set(['sessionExpiryInterval', 'reasonString', 'userProperties']),
+  auth: new Set(['authenticationMethod', 'authenticationData', 'reasonString', 'userProperties']),
+};
+
+const unreadable = (text: string) => text.includes('\u0000') || text.includes('\ufffd');
+
+/**
+ * Why a device's 5.0 packet (after its CONNECT, which connect-check.ts read byte by byte) must close the connection,
+ * as far as its parsed properties show it: a property that packet does not carry, one given twice (the parser makes
+ * an array of a repeated property, MQTT 5.0 2.2.2.2 makes it a Protocol Error) or a string with U+0000 or bytes that
+ * were not UTF-8 (the parser decodes them to U+FFFD; Malformed Packet, MQTT-1.5.4-1, -2). The parser reads a
+ * one-byte flag (payload format indicator) as a boolean, so a value of 2 cannot be told from 1 here.
+ */
+export function propertyFault(p: Packet): number | undefined {
+  const props = (p as { properties?: Record<string, unknown> }).properties;
+  if (!props) return undefined;
+  const allowed = DEVICE_PROPERTIES[p.cmd];
+  for (const [name, value] of Object.entries(props)) {
+    if (!allowed?.has(name)) return REASON.protocolError;
+    if (Array.isArray(value)) return REASON.protocolError;
+    if (typeof value === 'string' && unreadable(value)) return REASON.malformedPacket;
+    if (name === 'userProperties' && value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (
+          unreadable(k) ||
+          (Array.isArray(v) ? v : [v]).some((x) => typeof x === 'string' && unreadable(x))
+        ) {
+          return REASON.malformedPacket;
+        }
+      }
+    }
+  }
+  return undefined;
+}

@@ -9,6 +9,7 @@ import {
   connackToV5,
   connectToV4,
   publishToV4,
+  propertyFault,
   publishToV5,
   REASON,
   subackToV5,
@@ -212,6 +213,8 @@ export class V5Connection {
     if (this.deviceDone) return;
     if (p.cmd !== 'connect' && !this.connectSeen)
       return this.protocolFailure(REASON.protocolError, 'no CONNECT');
+    const fault = p.cmd === 'connect' ? undefined : propertyFault(p);
+    if (fault !== undefined) return this.protocolFailure(fault, `${p.cmd} properties`);
     switch (p.cmd) {
       case 'connect':
         return this.onConnect(p);
