@@ -51,6 +51,19 @@ describe('errors of the HTTP parser', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ code: 40003, message: 'Malformed HTTP request' });
   });
+
+  it('carries the security headers on both, as every answer does', async () => {
+    for (const request of [
+      `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`,
+      'GARBAGE\r\n\r\n',
+    ]) {
+      const head = (await raw(request)).split('\r\n\r\n')[0] ?? '';
+      expect(head).toMatch(/^x-content-type-options: nosniff$/im);
+      expect(head).toMatch(/^referrer-policy: strict-origin-when-cross-origin$/im);
+      expect(head).toMatch(/^x-frame-options: DENY$/im);
+      expect(head).toMatch(/^content-security-policy: default-src 'self';.*frame-ancestors 'none'/im);
+    }
+  });
 });
 
 describe('the device-facing firmware download', () => {

@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { ErrorBody } from '@cellhub/contract/errors';
 import type { FieldIssue } from '@cellhub/contract/common';
 import { AppError } from '../lib/app-error';
+import { SOCKET_SECURITY_HEADERS } from './security-headers';
 import { isDatabaseUnavailable } from '../lib/db-unavailable';
 
 function send(reply: FastifyReply, err: AppError): FastifyReply {
@@ -101,9 +102,13 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   }
   if (socket.writable) {
     const json = JSON.stringify(body);
+    // The security headers every answer carries (onSend never runs for these).
+    const security = Object.entries(SOCKET_SECURITY_HEADERS)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`,
+        `Content-Type: application/json; charset=utf-8\r\n${security}Connection: close\r\n\r\n${json}`,
     );
   }
   socket.destroy(err);

@@ -30,13 +30,23 @@ export function contentSecurityPolicy(tileSources: readonly string[] = []): stri
 /** The policy without map tiles (framework errors, answered before any setting is read). */
 export const CONTENT_SECURITY_POLICY = contentSecurityPolicy();
 
+const FIXED_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'x-frame-options': 'DENY',
+} as const;
+
+/** Every header, for answers written on the socket before any request exists (the HTTP parser's errors). */
+export const SOCKET_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  ...FIXED_HEADERS,
+};
+
 export function applySecurityHeaders(reply: FastifyReply, tileSources: readonly string[] = []): void {
   if (!reply.hasHeader('content-security-policy')) {
     reply.header('content-security-policy', contentSecurityPolicy(tileSources));
   }
-  reply.header('x-content-type-options', 'nosniff');
-  reply.header('referrer-policy', 'strict-origin-when-cross-origin');
-  reply.header('x-frame-options', 'DENY');
+  reply.headers(FIXED_HEADERS);
 }
 
 /**
