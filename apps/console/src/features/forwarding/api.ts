@@ -49,6 +49,8 @@ export function useDeadLetters(id: number | undefined, current: number) {
     queryFn: () => http.list<ForwardDeadItem>(`/api/forwarding/${id}/dead`, { current, per_page: 10 }),
     enabled: id !== undefined,
     placeholderData: keepPreviousData,
+    // As often as the counters beside it: a message that dies shows in the list when the count says it did.
+    refetchInterval: 10_000,
   });
 }
 
