@@ -14,6 +14,17 @@ export const E2E = {
    * an install reaches its own mail relay: the SMTP host is fenced like every typed target (docs/outbound.md).
    */
   smtpPorts: { settings: smtpPort, alerts: smtpPort + 1 },
+  /**
+   * The HTTP receivers forwarding.spec.ts starts on 127.0.0.1, one per test worker running it at once, reached through
+   * OUTBOUND_ALLOW like the SMTP servers (a customer's on-premise receiver is allowed the same way).
+   */
+  receiverPorts: [0, 1, 2].map((i) => Number(process.env.E2E_RECEIVER_PORT ?? smtpPort + 2) + i),
+  /**
+   * Remote tunnels (docs/tunnels.md): the endpoint devices connect back to (0: any free port) and the ports tunnels
+   * are exposed at, kept beside E2E_PORT so runs in parallel do not take each other's ports.
+   */
+  tunnelPort: Number(process.env.E2E_TUNNEL_PORT ?? 0),
+  tunnelPorts: process.env.E2E_TUNNEL_PORTS ?? `${port + 10}-${port + 19}`,
   baseURL: `http://127.0.0.1:${port}`,
   dataDir,
   smsLog: join(dataDir, 'sms-codes.log'),

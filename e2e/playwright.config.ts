@@ -48,7 +48,11 @@ export default defineConfig({
       SMS_PROVIDER: 'log',
       SMS_CODE_LOG_FILE: E2E.smsLog,
       PUBLIC_URL: E2E.baseURL,
-      OUTBOUND_ALLOW: `127.0.0.1:${E2E.smtpPorts.settings},127.0.0.1:${E2E.smtpPorts.alerts}`,
+      OUTBOUND_ALLOW: [E2E.smtpPorts.settings, E2E.smtpPorts.alerts, ...E2E.receiverPorts]
+        .map((p) => `127.0.0.1:${p}`)
+        .join(','),
+      TUNNEL_PORT: String(E2E.tunnelPort),
+      TUNNEL_PORTS: E2E.tunnelPorts,
       ...(E2E.consoleDist ? { CONSOLE_DIST: E2E.consoleDist } : {}),
     },
   },
