@@ -2572,8 +2572,15 @@ describe('update routes given nothing to update', () => {
     const answers: string[] = [];
     for (const r of routes) {
       const token = r.auth === 'admin' ? adminToken : userToken;
-      for (const payload of [{}, { not_a_field: 1 }]) {
-        const res = await t.inject({ method: r.method, url: r.url, token, payload });
+      // Unknown keys named like Object.prototype's members (JSON text, so `__proto__` is sent as a key).
+      for (const payload of [
+        {},
+        { not_a_field: 1 },
+        '{"constructor":1,"toString":1}',
+        '{"__proto__":{"a":1}}',
+      ]) {
+        const headers = { 'content-type': 'application/json' };
+        const res = await t.inject({ method: r.method, url: r.url, token, payload, headers });
         const body = res.json() as { code?: number; details?: { field: string }[] };
         const fields = body.details?.map((d) => d.field) ?? [];
         // Routes with required fields name them instead; either way nothing reaches the service.

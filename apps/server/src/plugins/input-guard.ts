@@ -95,7 +95,13 @@ export const inputGuardPlugin = fp(
     app.addHook('preHandler', async (request) => {
       const sent = sentFields.get(request);
       const body = request.body;
-      if (sent && isPlainObject(body) && !sent.some((key) => body[key] !== undefined)) {
+      // Own properties only: a sent `constructor` or `toString` that the schema dropped must not count as sent
+      // because every object inherits one (it answered 500 from an UPDATE without columns).
+      if (
+        sent &&
+        isPlainObject(body) &&
+        !sent.some((key) => Object.hasOwn(body, key) && body[key] !== undefined)
+      ) {
         throw formError('body', NOTHING_TO_UPDATE);
       }
     });
