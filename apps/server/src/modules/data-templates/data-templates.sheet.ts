@@ -6,7 +6,7 @@
  */
 import { VARIABLE_SHEET_COLUMNS, VARIABLES_MAX, type VariableItem } from '@cellhub/contract/data-templates';
 import { AppError, formError } from '../../lib/app-error';
-import { zipInflatedSize } from '../devices/device-import-file';
+import { assertSafeXlsx } from '../../lib/xlsx-guard';
 import type { SheetRow } from './data-templates.service';
 
 export const MAX_IMPORT_BYTES = 2 * 1024 * 1024;
@@ -54,10 +54,8 @@ const isZip = (b: Buffer) => b.length >= 4 && b.readUInt32LE(0) === 0x04034b50;
 export async function readVariableSheet(buf: Buffer, filename: string): Promise<SheetRow[]> {
   if (!isZip(buf) || !filename.toLowerCase().endsWith('.xlsx'))
     throw new AppError(50002, 415, 'Only .xlsx files can be imported');
-  const inflated = zipInflatedSize(buf);
-  if (inflated === undefined)
-    throw new AppError(50003, 400, undefined, [{ field: 'file', message: 'broken zip' }]);
-  if (inflated > MAX_INFLATED) throw new AppError(50001, 413, 'The spreadsheet is too large once unpacked');
+  // Sizes, names and XML of every part, checked before exceljs inflates anything (lib/xlsx-guard.ts).
+  assertSafeXlsx(buf, MAX_INFLATED);
   const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
   try {

@@ -6,6 +6,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { DEVICE_IMPORT_COLUMNS, type DeviceImportColumn, MAX_IMPORT_ROWS } from '@cellhub/contract/devices';
 import { AppError, formError } from '../../lib/app-error';
+import { assertSafeXlsx } from '../../lib/xlsx-guard';
 
 export interface ImportRow {
   /** Line in the file; the header is row 1. */
@@ -104,11 +105,8 @@ function readCsv(buf: Buffer): string[][] {
 }
 
 async function readXlsx(buf: Buffer): Promise<string[][]> {
-  const inflated = zipInflatedSize(buf);
-  if (inflated === undefined)
-    throw new AppError(50003, 400, undefined, [{ field: 'file', message: 'broken zip' }]);
-  if (inflated > MAX_XLSX_INFLATED)
-    throw new AppError(50001, 413, 'The spreadsheet is too large once unpacked');
+  // Sizes, names and XML of every part, checked before exceljs inflates anything (lib/xlsx-guard.ts).
+  assertSafeXlsx(buf, MAX_XLSX_INFLATED);
   // Loaded on first import: it is large and most server processes never need it.
   const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();

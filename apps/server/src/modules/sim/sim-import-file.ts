@@ -5,7 +5,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { AppError, formError } from '../../lib/app-error';
-import { zipInflatedSize } from '../devices/device-import-file';
+import { assertSafeXlsx } from '../../lib/xlsx-guard';
 
 export interface TableRow {
   /** Line in the file; the header is row 1. */
@@ -41,11 +41,8 @@ function readCsv(buf: Buffer): string[][] {
 }
 
 async function readXlsx(buf: Buffer, maxRows: number): Promise<string[][]> {
-  const inflated = zipInflatedSize(buf);
-  if (inflated === undefined)
-    throw new AppError(50003, 400, undefined, [{ field: 'file', message: 'broken zip' }]);
-  if (inflated > MAX_XLSX_INFLATED)
-    throw new AppError(50001, 413, 'The spreadsheet is too large once unpacked');
+  // Sizes, names and XML of every part, checked before exceljs inflates anything (lib/xlsx-guard.ts).
+  assertSafeXlsx(buf, MAX_XLSX_INFLATED);
   const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.Workbook();
   try {
