@@ -3,9 +3,9 @@
  * the firmware and application version uploads. The route's plugin registers @fastify/multipart with a file limit of
  * one byte over its maximum, so the store sees the excess and answers 50001.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { MultipartFile } from '@fastify/multipart';
+import type { Multipart, MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
@@ -31,6 +31,84 @@ export function fieldsError(error: z.ZodError): AppError {
   );
 }
 
+/** A second file part where the route takes one (busboy's `files` limit ends the form there). */
+const oneFileOnly = () =>
+  new AppError(10113, 400, undefined, [{ field: 'file', message: 'one file per upload' }]);
+
+/**
+ * The request's first file part (fields before it are on `file.fields`), and `rest`, to call once the file was read:
+ * it reads the form to its end and refuses what @fastify/multipart leaves to the caller: a second file (its `files`
+ * limit only stops the parser; `req.file()` never sees the error), a field cut at the `fieldSize` limit (busboy
+ * truncates it silently). Other limits (parts, fields) keep their 413.
+ */
+async function firstFile(
+  req: FastifyRequest,
+  tooLarge: () => AppError,
+): Promise<{ file: MultipartFile | undefined; rest: () => Promise<void> }> {
+  const parts = req.parts()[Symbol.asyncIterator]();
+  const next = async (): Promise<Multipart | undefined> => {
+    try {
+      const n = await parts.next();
+      return n.done ? undefined : n.value;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'FST_FILES_LIMIT') throw oneFileOnly();
+      if ((err as { statusCode?: number }).statusCode === 413) throw tooLarge();
+      throw err;
+    }
+  };
+  const checkField = (part: Multipart) => {
+    if (part.type === 'field' && (part.valueTruncated || part.fieldnameTruncated)) throw tooLarge();
+  };
+  let part: Multipart | undefined;
+  while ((part = await next())) {
+    if (part.type === 'file') break;
+    checkField(part);
+  }
+  return {
+    file: part?.type === 'file' ? part : undefined,
+    async rest() {
+      let more: Multipart | undefined;
+      while ((more = await next())) {
+        if (more.type === 'file') {
+          more.file.resume();
+          throw oneFileOnly();
+        }
+        checkField(more);
+      }
+    },
+  };
+}
+
+/**
+ * One multipart file read whole into memory (small imports: tables, sheets): 415 / 50002 for a body that is not
+ * multipart, `tooLarge()` for a Content-Length far over `maxBytes` or a file over the parser's limit, 10113 for no
+ * file, a second file or a file name with NUL, `tooLarge()` for a field over its size limit.
+ */
+export async function receiveFileBuffer(
+  req: FastifyRequest,
+  options: { maxBytes: number; tooLarge: () => AppError },
+): Promise<{ filename: string; buffer: Buffer }> {
+  if (!req.isMultipart()) throw new AppError(50002, 415, 'Send the file as multipart/form-data');
+  const length = Number(req.headers['content-length']);
+  if (Number.isFinite(length) && length > options.maxBytes + 1024 * 1024) throw options.tooLarge();
+  try {
+    const { file, rest } = await firstFile(req, options.tooLarge);
+    if (!file) throw formError('file', 'required');
+    // Multipart fields never reach the JSON guard (input-guard.ts): the same text rule, here.
+    if (isBadText(file.filename)) {
+      file.file.resume();
+      throw formError('file', BAD_TEXT_MESSAGE);
+    }
+    const buffer = await file.toBuffer();
+    await rest();
+    return { filename: file.filename, buffer };
+  } catch (err) {
+    if (!(err instanceof AppError) && (err as { statusCode?: number }).statusCode === 413)
+      throw options.tooLarge();
+    throw err;
+  }
+}
+
 export interface UploadedFile {
   stream: Readable;
   filename: string;
@@ -53,21 +131,21 @@ export async function receiveUpload<S extends z.ZodType, T>(
   // A body far over the limit is refused before reading it (the fields take a few KB at most).
   const length = Number(req.headers['content-length']);
   if (Number.isFinite(length) && length > options.maxBytes + 1024 * 1024) throw options.tooLarge();
-  let file: MultipartFile | undefined;
-  try {
-    file = await req.file();
-  } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 413) throw options.tooLarge();
-    throw err;
-  }
+  const { file, rest } = await firstFile(req, options.tooLarge);
   if (!file) throw new AppError(10113, 400, undefined, [{ field: 'file', message: 'required' }]);
   try {
     // Multipart fields never reach the JSON guard (input-guard.ts); the text fields are the contract's text().
     if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
     const parsed = options.fields.safeParse(fieldValues(file));
     if (!parsed.success) throw fieldsError(parsed.error);
+    // The file's stream ends only once the form did without a second file: a store commits nothing before.
+    const source = file.file;
+    async function* whole() {
+      for await (const chunk of source) yield chunk as Buffer;
+      await rest();
+    }
     return await handle(parsed.data as z.output<S>, {
-      stream: file.file,
+      stream: Readable.from(whole(), { objectMode: false }),
       filename: file.filename,
       mimetype: file.mimetype,
     });

@@ -29,8 +29,8 @@ import {
 } from '@cellhub/contract/data-templates';
 import { snParams } from '@cellhub/contract/devices';
 import { productKeyParams } from '@cellhub/contract/products';
-import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
-import { AppError, formError } from '../../lib/app-error';
+import { AppError } from '../../lib/app-error';
+import { receiveFileBuffer } from '../../lib/multipart-upload';
 import { contentDisposition } from '../../lib/file-download';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
@@ -308,19 +308,11 @@ export async function dataTemplatesRoutes(app: FastifyInstance): Promise<void> {
     async (req) => {
       // The template first: a stranger learns nothing from how their upload would have been read.
       await visibleTemplate(app.deps.db, actorOf(req), req.params.id);
-      if (!req.isMultipart()) throw new AppError(50002, 415, 'Send the file as multipart/form-data');
-      let rows;
-      try {
-        const file = await req.file();
-        if (!file) throw formError('file', 'required');
-        if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
-        rows = await readVariableSheet(await file.toBuffer(), file.filename);
-      } catch (err) {
-        if (!(err instanceof AppError) && (err as { statusCode?: number }).statusCode === 413) {
-          throw new AppError(50001);
-        }
-        throw err;
-      }
+      const { filename, buffer } = await receiveFileBuffer(req, {
+        maxBytes: MAX_IMPORT_BYTES,
+        tooLarge: () => new AppError(50001),
+      });
+      const rows = await readVariableSheet(buffer, filename);
       return ok(await importVariables(app.deps, actorOf(req), req.params.id, req.params.slaveId, rows));
     },
   );

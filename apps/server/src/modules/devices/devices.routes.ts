@@ -19,9 +19,9 @@ import {
   snParams,
 } from '@cellhub/contract/devices';
 import { deviceRegisterBody, deviceRegisterResult } from '@cellhub/contract/protocol';
-import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
-import { AppError, formError } from '../../lib/app-error';
+import { AppError } from '../../lib/app-error';
+import { receiveFileBuffer } from '../../lib/multipart-upload';
 import { actorOf, requestContext } from '../../plugins/auth';
 import { registerDevice } from './device-auth.service';
 import { bindDevice, unbindDevice } from './device-bind.service';
@@ -171,21 +171,11 @@ export async function devicesRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      if (!req.isMultipart()) throw new AppError(50002, 415, 'Send the file as multipart/form-data');
-      let rows;
-      try {
-        const file = await req.file();
-        if (!file) throw formError('file', 'required');
-        // Multipart fields never reach the JSON guard (input-guard.ts): the same text rule, here.
-        if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
-        rows = await readImportFile(await file.toBuffer(), file.filename);
-      } catch (err) {
-        // The multipart limits (file size, part counts) all answer 413.
-        if (!(err instanceof AppError) && (err as { statusCode?: number }).statusCode === 413) {
-          throw new AppError(50001);
-        }
-        throw err;
-      }
+      const { filename, buffer } = await receiveFileBuffer(req, {
+        maxBytes: MAX_IMPORT_BYTES,
+        tooLarge: () => new AppError(50001),
+      });
+      const rows = await readImportFile(buffer, filename);
       return ok(
         await importDevices(
           app.deps,

@@ -23,8 +23,8 @@ import {
   simUsageQuery,
   simUsageSeries,
 } from '@cellhub/contract/sim';
-import { BAD_TEXT_MESSAGE, isBadText } from '@cellhub/contract/text';
-import { AppError, formError } from '../../lib/app-error';
+import { AppError } from '../../lib/app-error';
+import { receiveFileBuffer } from '../../lib/multipart-upload';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
 import {
@@ -56,22 +56,14 @@ async function uploadedTable(
   required: string,
   columnOf: (h: string) => string | undefined,
 ): Promise<{ filename: string; rows: TableRow[] }> {
-  if (!req.isMultipart()) throw new AppError(50002, 415, 'Send the file as multipart/form-data');
-  try {
-    const file = await req.file();
-    if (!file) throw formError('file', 'required');
-    // The file name is stored with the import; the JSON guard (input-guard.ts) never sees multipart fields.
-    if (isBadText(file.filename)) throw formError('file', BAD_TEXT_MESSAGE);
-    const buf = await file.toBuffer();
-    return {
-      filename: file.filename,
-      rows: await readTable(buf, file.filename, { maxRows: MAX_SIM_IMPORT_ROWS, required, columnOf }),
-    };
-  } catch (err) {
-    if (!(err instanceof AppError) && (err as { statusCode?: number }).statusCode === 413)
-      throw new AppError(50001);
-    throw err;
-  }
+  const { filename, buffer } = await receiveFileBuffer(req, {
+    maxBytes: MAX_SIM_IMPORT_BYTES,
+    tooLarge: () => new AppError(50001),
+  });
+  return {
+    filename,
+    rows: await readTable(buffer, filename, { maxRows: MAX_SIM_IMPORT_ROWS, required, columnOf }),
+  };
 }
 
 const csvResponse = {
