@@ -208,7 +208,12 @@ export async function removeStoredFiles(
   );
 }
 
-/** The name a file is recorded with: its base name, printable, at most 255 characters, or `fallback`. */
+/**
+ * The name a file is recorded with: its base name, printable, at most 255 characters, or `fallback`. Bidi controls
+ * go too: `invoice\u202Egpj.exe` would show as `invoiceexe.jpg` in a download dialog.
+ */
 export const cleanFilename = (name: string, fallback: string): string =>
-  // eslint-disable-next-line no-control-regex
-  (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').slice(-255) || fallback;
+  (name.split(/[\\/]/).pop() ?? '')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .slice(-255) || fallback;
