@@ -15,6 +15,7 @@ export const pureTests = [
   'src/gateway/mqtt5/translate.test.ts',
   'src/jobs/batch-queue.test.ts',
   'src/jobs/periodic.test.ts',
+  'src/jobs/worker-adopt.test.ts',
   'src/import-cycles.test.ts',
   'src/lib/authz.test.ts',
   'src/modules/access-keys/open-routes.test.ts',

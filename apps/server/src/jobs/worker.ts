@@ -78,6 +78,8 @@ export async function wakeWorkers(channels: WakeChannels, name: string): Promise
  */
 export class JobWorker<J> {
   private readonly running = new Set<Promise<void>>();
+  /** Adopted jobs waiting for a slot, oldest first. */
+  private readonly adopted: J[] = [];
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private round: Promise<void> | undefined;
   private again = false;
@@ -90,7 +92,7 @@ export class JobWorker<J> {
   private readonly unsubscribe: (() => void)[] = [];
   private readonly abort = new AbortController();
   /** Totals, for metrics and tests. */
-  readonly stats = { claimed: 0, succeeded: 0, crashed: 0, released: 0 };
+  readonly stats = { claimed: 0, adopted: 0, succeeded: 0, crashed: 0, released: 0 };
 
   constructor(
     readonly kind: JobKind<J>,
@@ -119,6 +121,24 @@ export class JobWorker<J> {
       this.timer.unref();
     }
     this.wake();
+  }
+
+  /**
+   * Runs jobs this process claimed outside `claim`: rows it wrote already taken under its lease and attempt (a
+   * kind's fast path, e.g. forwarding hands the messages it has just queued straight to delivery instead of
+   * reading them back). They take the worker's slots like claimed jobs, waiting in order while all are busy, and
+   * go before the next claim round. A graceful stop releases those not started; `abandon` leaves them to their
+   * lease, as it does running ones. Answers false (and runs nothing) when the worker is not running: the caller
+   * gives the rows back itself.
+   */
+  adopt(jobs: readonly J[]): boolean {
+    if (this.state !== 'running') return false;
+    this.stats.adopted += jobs.length;
+    for (const job of jobs) {
+      if (this.running.size < this.options.concurrency) this.launch(job);
+      else this.adopted.push(job);
+    }
+    return true;
   }
 
   /** Asks for a claim round soon (jobs were queued or became due in this process). */
@@ -164,7 +184,7 @@ export class JobWorker<J> {
    */
   async settle(): Promise<void> {
     await this.round;
-    await Promise.allSettled([...this.running]);
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
   /** Stops claiming, releases claimed jobs that have not started, waits for the running ones. */
@@ -173,6 +193,9 @@ export class JobWorker<J> {
     this.state = 'stopping';
     this.detach();
     await this.round;
+    // Adopted jobs never started go back like unstarted claims.
+    const waiting = this.adopted.splice(0);
+    if (waiting.length > 0) await this.releaseClaims(waiting);
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     this.state = 'stopped';
   }
@@ -184,6 +207,7 @@ export class JobWorker<J> {
   abandon(): void {
     this.state = 'stopped';
     this.detach();
+    this.adopted.length = 0;
     this.abort.abort(new Error(`worker ${this.kind.name} abandoned`));
   }
 
@@ -234,6 +258,12 @@ export class JobWorker<J> {
   private launch(job: J): void {
     const p: Promise<void> = this.execute(job).finally(() => {
       this.running.delete(p);
+      // A freed slot goes to the oldest adopted job first (it is already claimed), then to a claim round.
+      const next = this.state === 'running' ? this.adopted.shift() : undefined;
+      if (next !== undefined) {
+        this.launch(next);
+        return;
+      }
       if (this.full && this.state === 'running') {
         this.full = false;
         this.wake();

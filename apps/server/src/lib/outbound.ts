@@ -36,6 +36,41 @@ export interface OutboundPolicy {
   maxRedirects?: number;
   /** Tests only: a resolver that answers what the test needs (no DNS). */
   resolve?: Resolver;
+  /** Kept-alive connections to reuse (OutboundPool), made for this policy's allow list; default: a socket per call. */
+  pool?: OutboundPool;
+}
+
+/** Names an allow list: a pool serves only the list it was made for. */
+export const allowKey = (allow: readonly string[] | undefined): string => JSON.stringify(allow ?? []);
+
+/**
+ * Kept-alive connections for a caller that sends many requests under one policy (forwarding deliveries: one
+ * connection per request cost more than the request). A socket is opened through the same guarded lookup as any
+ * request, so it connects only to an address that passed the fence, and it is reused only by requests of its own
+ * pool, whose allow list it was checked under (openOutbound refuses a pool made for another list). A pooled socket
+ * keeps the address it was checked with: a DNS answer changing later cannot move it.
+ */
+export class OutboundPool {
+  readonly key: string;
+  readonly http: http.Agent;
+  readonly https: https.Agent;
+
+  constructor(allow: readonly string[] | undefined, options: { maxSockets?: number } = {}) {
+    this.key = allowKey(allow);
+    const agent = {
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 64,
+      maxFreeSockets: 16,
+      timeout: 30_000,
+    };
+    this.http = new http.Agent(agent);
+    this.https = new https.Agent(agent);
+  }
+
+  destroy(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
 }
 
 /** Answers sent on the user's behalf are bounded by default to what an API reply can reasonably be. */
@@ -447,17 +482,19 @@ function send(
   request: OutboundRequest,
   resolve: Resolver,
   signal: AbortSignal,
+  pool: OutboundPool | undefined,
 ): Promise<IncomingMessage> {
   let refusedAtLookup = false;
-  const client = target.url.protocol === 'https:' ? https : http;
+  const secure = target.url.protocol === 'https:';
+  const client = secure ? https : http;
   return new Promise((done, fail) => {
     const req = client.request(target.url, {
       method: request.method ?? 'GET',
       headers: request.headers,
       signal,
-      // A socket of its own per request: a pooled socket of a call allowed under another allow-list (another
-      // app in the same process) must never be reused without this call's check.
-      agent: false,
+      // Without a pool, a socket of its own per request: a pooled socket of a call allowed under another
+      // allow-list (another app in the same process) must never be reused without this call's check.
+      agent: pool ? (secure ? pool.https : pool.http) : false,
       ...(target.judge
         ? {
             lookup: guardedLookup(resolve, target.judge, () => {
@@ -507,6 +544,8 @@ export async function openOutbound(
   request: OutboundRequest = {},
 ): Promise<OutboundResponse> {
   const rules = parseAllowList(policy.allow ?? []);
+  if (policy.pool && policy.pool.key !== allowKey(policy.allow))
+    throw new Error('outbound: a connection pool made for another allow list');
   const resolve = policy.resolve ?? systemResolve;
   const maxRedirects = policy.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const deadline = AbortSignal.timeout(policy.timeoutMs);
@@ -522,7 +561,7 @@ export async function openOutbound(
     const target = judgeUrl(url, rules);
     let res: IncomingMessage;
     try {
-      res = await send(target, current, resolve, signal);
+      res = await send(target, current, resolve, signal, policy.pool);
     } catch (err) {
       if (err instanceof OutboundError) throw err;
       if (request.signal?.aborted) throw request.signal.reason;

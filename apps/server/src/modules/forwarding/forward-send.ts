@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { MqttClient } from 'mqtt';
 import { FORWARD_HEADERS, type ForwardMessage, renderTemplate } from '@cellhub/contract/forwarding';
-import { connectOutbound, openOutbound, OutboundError } from '../../lib/outbound';
+import { connectOutbound, openOutbound, OutboundError, type OutboundPool } from '../../lib/outbound';
 import type { StoredTarget } from './forwarding.table';
 
 export interface LoadedTarget {
@@ -34,6 +34,8 @@ export interface SendOutcome {
 export interface SendPolicy {
   allow: readonly string[];
   timeoutMs: number;
+  /** Kept-alive HTTP connections (made for `allow`). */
+  pool?: OutboundPool;
 }
 
 const EXCERPT = 2048;
@@ -62,7 +64,13 @@ export async function sendHttp(
   const base = { requestBody: body };
   try {
     const res = await openOutbound(
-      { allow: policy.allow, timeoutMs: policy.timeoutMs, maxBytes: 1024 * 1024, maxRedirects: 0 },
+      {
+        allow: policy.allow,
+        timeoutMs: policy.timeoutMs,
+        maxBytes: 1024 * 1024,
+        maxRedirects: 0,
+        ...(policy.pool ? { pool: policy.pool } : {}),
+      },
       t.url,
       { method: t.method, headers, body, ...(signal ? { signal } : {}) },
     );

@@ -26,6 +26,7 @@ import { startPeriodic, type Periodic } from '../../jobs/periodic';
 import { JobWorker, type JobKind } from '../../jobs/worker';
 import type { PropertyItem } from '../../realtime/domain-events';
 import type { DeviceRef } from '../devices/device-ref';
+import { allowKey, OutboundPool } from '../../lib/outbound';
 import { addInboxMessages } from '../inbox/inbox.service';
 import { users } from '../users/users.table';
 import { MqttTargets, sendHttp, type LoadedTarget, type SendOutcome } from './forward-send';
@@ -59,6 +60,8 @@ export interface ForwardingOptions {
   batchPerDevice: number;
   /** Least time between two claim rounds. */
   minGapMs: number;
+  /** A direct lane idle this long is checked against the table again before it takes a new message directly. */
+  laneIdleMs: number;
 }
 
 export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
@@ -73,6 +76,7 @@ export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
   maxQueued: 50_000,
   batchPerDevice: 50,
   minGapMs: 25,
+  laneIdleMs: 2000,
 };
 
 interface RuleEntry extends LoadedTarget {
@@ -91,6 +95,29 @@ interface Done {
   row: ForwardMessageRow;
   latencyMs: number;
 }
+
+/**
+ * One rule and device as this instance sees it. `direct`: no undelivered row of the pair exists but the ones this
+ * instance wrote, so a new message is written already taken (under this instance's lease, attempt 1) and handed to
+ * the worker at once, without a claim reading it back. `stored`: the pair has rows waiting in the table (a retry, a
+ * paused rule, rows of another instance): new messages are written pending behind them and the claim takes them
+ * in order. A failure, a paused or missing rule, or a lease running short turns a lane `stored`; a lane is checked
+ * again (one indexed look per batch) before it turns `direct`.
+ */
+interface Lane {
+  key: string;
+  mode: 'direct' | 'stored';
+  /** Rows written taken by this instance, not yet handed to a job, oldest first. */
+  queue: ForwardMessageRow[];
+  /** A job of this lane is adopted or running: it takes the queue's next rows when it ends. */
+  busy: boolean;
+  /** Last message or delivery (ms, deps.now()). */
+  usedAt: number;
+  /** Times the lane turned `stored`: a write that began before a turn must not send its rows directly. */
+  turns: number;
+}
+
+const laneKey = (ruleId: number, deviceId: number) => `${ruleId}:${deviceId}`;
 
 /** Contexts of the sealed columns: a sealed secret copied into another column does not open. */
 export const SECRET_CONTEXT = 'forward_rules.secret';
@@ -112,9 +139,14 @@ export class ForwardingEngine {
   readonly options: ForwardingOptions;
   readonly worker: JobWorker<ForwardMessageRow[]>;
   readonly mqtt: MqttTargets;
+  /** Kept-alive HTTP connections to targets, under the server's allow list. */
+  private pool: OutboundPool | undefined;
   /** Totals of this instance, for tests and the bench. */
   readonly stats = { queued: 0, dropped: 0, delivered: 0, failed: 0, dead: 0 };
   private rules = new Map<number, RuleEntry>();
+  private readonly lanes = new Map<string, Lane>();
+  /** The lane a job of direct rows came from (jobs are arrays of rows; claimed jobs have none). */
+  private readonly laneOf = new WeakMap<ForwardMessageRow[], Lane>();
   private readonly inserts: BatchQueue<NewMessage>;
   private readonly done: BatchQueue<Done>;
   private readonly unsubscribe: (() => void)[] = [];
@@ -133,10 +165,7 @@ export class ForwardingEngine {
       maxDelayMs: 5,
       maxQueued: this.options.maxQueued,
       whenFull: 'refuse',
-      run: async (items) => {
-        await this.deps.db.insert(forwardMessages).values([...items]);
-        this.worker.wake();
-      },
+      run: (items) => this.write(items),
       onError: (err, items) => {
         this.stats.dropped += items.length;
         this.deps.log.error({ err, count: items.length }, 'forwarding: queueing messages failed');
@@ -160,7 +189,13 @@ export class ForwardingEngine {
   }
 
   private policy() {
-    return { allow: this.deps.config.outboundAllow, timeoutMs: this.options.timeoutMs };
+    const allow = this.deps.config.outboundAllow;
+    // The allow list is read at each call (tests and tools change it): a changed list gets connections of its own.
+    if (this.pool?.key !== allowKey(allow)) {
+      this.pool?.destroy();
+      this.pool = new OutboundPool(allow);
+    }
+    return { allow, timeoutMs: this.options.timeoutMs, pool: this.pool };
   }
 
   // --- lifecycle ----------------------------------------------------------------------------------------------------
@@ -206,6 +241,7 @@ export class ForwardingEngine {
     await this.worker.stop();
     await this.done.stop().catch(() => undefined);
     this.mqtt.close();
+    this.pool?.destroy();
   }
 
   /** Tests: waits until queued inserts are written and the worker's round and handlers ended. */
@@ -309,8 +345,137 @@ export class ForwardingEngine {
       name: FORWARDING_KIND,
       claim: (limit) => this.claim(limit),
       run: (rows, ctx) => this.run(rows, ctx.signal),
-      release: async (jobs) => this.giveBack(jobs.flat()),
+      // Unstarted jobs at a graceful stop: a direct lane's job takes its lane's waiting rows back with it.
+      release: async (jobs) => this.giveBack(jobs.flatMap((rows) => [...rows, ...this.leaveLane(rows)])),
     };
+  }
+
+  // --- direct lanes -------------------------------------------------------------------------------------------------
+
+  /**
+   * Writes a batch of matched messages in one transaction. Rows of direct lanes are written taken under this
+   * instance's lease (attempt 1) and handed to delivery once committed; the others pending, for the claim. Lanes
+   * this instance is not sure of (new, `stored`, or direct but idle for `laneIdleMs`) are looked up first: any
+   * undelivered row of the pair keeps its new rows behind it.
+   */
+  private async write(items: readonly NewMessage[]): Promise<void> {
+    const nowMs = this.deps.now().getTime();
+    const lease = new Date(nowMs + this.options.leaseMs);
+    const unsure = new Map<string, { ruleId: number; deviceId: number }>();
+    const turnsBefore = new Map<string, number>();
+    for (const m of items) {
+      const key = laneKey(m.ruleId, m.deviceId);
+      const lane = this.lanes.get(key);
+      turnsBefore.set(key, lane?.turns ?? 0);
+      if (lane?.mode === 'direct' && (lane.busy || nowMs - lane.usedAt < this.options.laneIdleMs)) continue;
+      unsure.set(key, { ruleId: m.ruleId, deviceId: m.deviceId });
+    }
+    const { values, ids, waiting } = await this.deps.db.transaction(async (tx) => {
+      const waiting = new Set<string>();
+      if (unsure.size > 0) {
+        const pairs = sql.join(
+          [...unsure.values()].map((p) => sql`(${p.ruleId}::int, ${p.deviceId}::int)`),
+          sql`, `,
+        );
+        const found = (await tx.execute(sql`
+          select distinct rule_id, device_id from forward_messages
+          where status in ('pending', 'taken') and (rule_id, device_id) in (${pairs})
+        `)) as unknown as { rows: { rule_id: number; device_id: number }[] };
+        for (const r of found.rows) waiting.add(laneKey(Number(r.rule_id), Number(r.device_id)));
+      }
+      const values = items.map((m): NewMessage => {
+        const key = laneKey(m.ruleId, m.deviceId);
+        const direct = unsure.has(key) ? !waiting.has(key) : this.lanes.get(key)?.mode === 'direct';
+        return direct ? { ...m, status: 'taken', attempts: 1, lockedUntil: lease } : m;
+      });
+      const ids = await tx.insert(forwardMessages).values(values).returning({ id: forwardMessages.id });
+      return { values, ids, waiting };
+    });
+    for (const key of unsure.keys()) {
+      const lane = this.lane(key, nowMs);
+      // A lane that turned `stored` during the write (a delivery failed) stays so: its rows go back below.
+      lane.mode = waiting.has(key) || lane.turns !== turnsBefore.get(key) ? 'stored' : 'direct';
+    }
+    let pending = false;
+    const back: ForwardMessageRow[] = [];
+    const started = new Set<Lane>();
+    values.forEach((v, i) => {
+      if (v.status !== 'taken') {
+        pending = true;
+        return;
+      }
+      const row: ForwardMessageRow = {
+        id: Number(ids[i]!.id),
+        ruleId: v.ruleId,
+        deviceId: v.deviceId,
+        sn: v.sn,
+        kind: v.kind,
+        messageId: v.messageId,
+        message: v.message,
+        status: 'taken',
+        attempts: 1,
+        runAt: v.runAt ?? lease,
+        lockedUntil: lease,
+        lastError: null,
+        storedAt: v.storedAt,
+        diedAt: null,
+      };
+      const key = laneKey(v.ruleId, v.deviceId);
+      const lane = this.lane(key, nowMs);
+      if (lane.mode !== 'direct' || lane.turns !== turnsBefore.get(key)) {
+        back.push(row);
+        return;
+      }
+      lane.queue.push(row);
+      lane.usedAt = nowMs;
+      if (!lane.busy) started.add(lane);
+    });
+    for (const lane of started) back.push(...this.nextOfLane(lane));
+    if (back.length > 0) await this.giveBack(back);
+    if (pending || back.length > 0) this.worker.wake();
+  }
+
+  private lane(key: string, nowMs: number): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { key, mode: 'stored', queue: [], busy: false, usedAt: nowMs, turns: 0 };
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  /**
+   * Hands a direct lane's next rows to the worker as one job, or ends the lane's run when none wait. Answers the rows
+   * the worker did not take (it is stopping): the caller gives them back.
+   */
+  private nextOfLane(lane: Lane): ForwardMessageRow[] {
+    const rows = lane.queue.splice(0, this.options.batchPerDevice);
+    if (rows.length === 0) {
+      lane.busy = false;
+      return [];
+    }
+    lane.busy = true;
+    this.laneOf.set(rows, lane);
+    if (this.worker.adopt([rows])) return [];
+    return [...rows, ...this.leaveLane(rows)];
+  }
+
+  /** The lane of a direct job stops taking messages directly; answers its waiting rows, for the caller to give back. */
+  private leaveLane(rows: ForwardMessageRow[]): ForwardMessageRow[] {
+    const lane = this.laneOf.get(rows);
+    if (!lane) return [];
+    lane.mode = 'stored';
+    lane.turns++;
+    lane.busy = false;
+    return lane.queue.splice(0);
+  }
+
+  /** Drops lanes idle for a while (their state is checked again on their next message anyway). */
+  private sweepLanes(nowMs: number): void {
+    if (this.lanes.size < 1024) return;
+    for (const [key, lane] of this.lanes)
+      if (!lane.busy && lane.queue.length === 0 && nowMs - lane.usedAt > this.options.laneIdleMs)
+        this.lanes.delete(key);
   }
 
   /** Rows claimed and never tried go back to pending, their attempt uncounted. */
@@ -470,15 +635,21 @@ export class ForwardingEngine {
   private async run(rows: ForwardMessageRow[], signal: AbortSignal): Promise<void> {
     const first = rows[0];
     if (!first) return;
+    const lane = this.laneOf.get(rows);
     let rule = this.ruleFor(first);
     if (!rule) {
       // Changed on another instance a moment ago, or disabled: read again before judging.
       await this.reload();
       rule = this.ruleFor(first);
     }
-    if (!rule) {
-      // Disabled or deleted: give the rows back; the claim does not take them while the rule is off.
-      await this.giveBack(rows);
+    const nowMs = this.deps.now().getTime();
+    // Disabled, deleted or paused: the rows go back and wait (the claim does not take them while the rule is off). A
+    // direct job whose lease runs short (a long wait for a slot) goes back too, before the claim could take it.
+    const leaseShort =
+      lane !== undefined && (first.lockedUntil?.getTime() ?? 0) - nowMs < this.options.leaseMs / 2;
+    if (!rule || rule.paused || leaseShort) {
+      await this.giveBack([...rows, ...this.leaveLane(rows)]);
+      this.worker.wake();
       return;
     }
     const done: Promise<void>[] = [];
@@ -494,10 +665,20 @@ export class ForwardingEngine {
         continue;
       }
       await this.markFailed(rule, row, outcome);
-      await this.giveBack(rows.slice(i + 1));
-      break;
+      await this.giveBack([...rows.slice(i + 1), ...this.leaveLane(rows)]);
+      await Promise.all(done);
+      this.worker.wake();
+      return;
     }
     await Promise.all(done);
+    if (lane) {
+      // The lane's next rows, in order, after these are counted delivered.
+      lane.usedAt = this.deps.now().getTime();
+      const back = this.nextOfLane(lane);
+      if (back.length > 0) await this.giveBack(back);
+      this.sweepLanes(lane.usedAt);
+      return;
+    }
     // The device's next messages are due now; look at once instead of at the next poll.
     this.worker.wake();
   }

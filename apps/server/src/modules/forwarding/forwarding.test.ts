@@ -31,6 +31,8 @@ interface Received {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The client's port: one per connection. */
+  port: number;
 }
 
 /** A receiver whose answer the test sets: 200, 503 (down), or 400 (refuses). */
@@ -50,6 +52,7 @@ class Receiver {
           status: this.mode,
           headers: req.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          port: req.socket.remotePort ?? 0,
         });
         res.writeHead(this.mode, { 'content-type': 'text/plain', 'x-receiver': 'test' });
         res.end(this.mode === 200 ? 'accepted' : `mode ${this.mode}`);
@@ -349,6 +352,58 @@ describe('delivery', () => {
     expect(stats.points).toHaveLength(60);
     expect(stats.points.reduce((a, p) => a + p.delivered, 0)).toBe(2 * perDevice);
     expect(stats.max_ms).toBeGreaterThan(0);
+    await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
+  }, 120_000);
+
+  it('sends a burst directly in order over kept-alive connections; a failure hands the device to the claim', async () => {
+    const rule = await createRule(owner.token, ruleBody('/direct', { kinds: ['property'], sns: [d1.sn] }));
+    rx.mode = 200;
+    const worker = t.app.forwarding.worker;
+    const temps = (path: string) =>
+      rx.accepted(path).map((a) => (a.message.data.params as { temp: number }).temp);
+    // Nothing waits for this device: its messages are written taken and handed to delivery, never claimed.
+    const claimed = worker.stats.claimed;
+    const adopted = worker.stats.adopted;
+    for (let i = 1; i <= 20; i++) await report(t, d1, { temp: i });
+    await eventually(async () => (temps('/direct').length >= 20 ? true : undefined));
+    await t.app.forwarding.idle();
+    expect(temps('/direct')).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(worker.stats.adopted).toBeGreaterThan(adopted);
+    expect(worker.stats.claimed).toBe(claimed);
+    expect(await pendingOf(rule.id)).toBe(0);
+    // One connection, kept alive, carries the burst (a connection per request was the old cost).
+    const ports = new Set(rx.got.filter((g) => g.path === '/direct').map((g) => g.port));
+    expect(ports.size).toBeLessThanOrEqual(2);
+
+    // The target fails: the message waits for its retry, and the device's next ones queue behind it in the table.
+    rx.mode = 503;
+    await report(t, d1, { temp: 21 });
+    await eventually(async () =>
+      rx.got.some((g) => g.path === '/direct' && g.status === 503) ? true : undefined,
+    );
+    await t.app.forwarding.idle();
+    for (let i = 22; i <= 24; i++) await report(t, d1, { temp: i });
+    await eventually(async () => ((await pendingOf(rule.id)) === 4 ? true : undefined));
+    const waiting = await t.app.deps.db
+      .select({ status: forwardMessages.status })
+      .from(forwardMessages)
+      .where(eq(forwardMessages.ruleId, rule.id));
+    expect(waiting.map((w) => w.status)).toEqual(['pending', 'pending', 'pending', 'pending']);
+    expect(temps('/direct')).toHaveLength(20);
+
+    // Back up: the claim delivers the four in order, then the device's messages go directly again.
+    rx.mode = 200;
+    await eventually(async () => {
+      await tick(30_000);
+      return (await pendingOf(rule.id)) === 0 ? true : undefined;
+    }, 30_000);
+    const adoptedBefore = worker.stats.adopted;
+    t.clock.advance(5_000);
+    for (let i = 25; i <= 27; i++) await report(t, d1, { temp: i });
+    await eventually(async () => (temps('/direct').length >= 27 ? true : undefined));
+    await t.app.forwarding.idle();
+    expect([...new Set(temps('/direct'))]).toEqual(Array.from({ length: 27 }, (_, i) => i + 1));
+    expect(worker.stats.adopted).toBeGreaterThan(adoptedBefore);
     await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
   }, 120_000);
 
