@@ -45,6 +45,8 @@ export interface World {
   versionId: number;
   /** A queued command on `sn`. */
   commandId: number;
+  /** A predefined command of the main product (a command group the admin made for it; 0 in a lite world). */
+  groupCommandId: number;
   dataTemplateId: number;
   /** The usernames of the matrix's share holders (scene shares are given to one of them). */
   friend: string;
@@ -264,9 +266,15 @@ export const RESOURCE_TYPES: ResourceType[] = [
   {
     name: 'devices',
     sharedAs: (s) => s,
-    missing: { sn: MISSING_SN, id: MISSING_ID },
+    missing: { sn: MISSING_SN, id: MISSING_ID, cmdId: MISSING_ID },
     async create(_k, w) {
-      return { sn: w.sn, id: String(w.commandId), snUnbind: w.snUnbind, snDelete: w.snDelete };
+      return {
+        sn: w.sn,
+        id: String(w.commandId),
+        cmdId: String(w.groupCommandId),
+        snUnbind: w.snUnbind,
+        snDelete: w.snDelete,
+      };
     },
     snapshot: (ids) => [
       `/api/devices/${ids.sn}`,
@@ -280,6 +288,7 @@ export const RESOURCE_TYPES: ResourceType[] = [
       { route: 'GET /api/devices/:sn', need: 'view' },
       { route: 'GET /api/devices/:sn/config', need: 'view' },
       { route: 'GET /api/devices/:sn/commands', need: 'view' },
+      { route: 'GET /api/devices/:sn/command-groups', need: 'control' },
       {
         route: 'PUT /api/devices/:sn',
         need: 'owner',
@@ -299,6 +308,14 @@ export const RESOURCE_TYPES: ResourceType[] = [
         mutates: true,
         cross: 'sn',
         ownerMay: [20404],
+      },
+      // The stranger's own device with the owner's predefined command: as a missing command.
+      {
+        route: 'POST /api/devices/:sn/command-groups/commands/:cmdId/send',
+        need: 'control',
+        mutates: true,
+        cross: 'sn',
+        body: () => ({ params: {}, offline: 'queue' }),
       },
       { route: 'POST /api/devices/:sn/unbind', need: 'owner', mutates: true, params: { sn: 'snUnbind' } },
       { route: 'DELETE /api/devices/:sn', need: 'owner', mutates: true, params: { sn: 'snDelete' } },

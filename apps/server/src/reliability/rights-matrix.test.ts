@@ -46,7 +46,8 @@ import {
 const BUDGET_MS = 300_000;
 /** What no normal user creates, so it has no row here (docs/authorisation.md: administration). */
 const ADMIN_ONLY_NOTE =
-  'admin-made, not in the matrix: firmware, platforms, command groups, device hosts, packages, applications, ' +
+  'admin-made, not in the matrix: firmware, platforms, command groups (their commands are sent here through ' +
+  'the device route), device hosts, packages, applications, ' +
   'SIM providers; tunnels need an online device (device-rights-matrix.test.ts covers their routes)';
 
 type Share = 'view' | 'control';
@@ -337,6 +338,20 @@ async function buildWorld(
     url: `/api/devices/${sn}/commands`,
     payload: { type: 'string', data: 'queued', offline: 'queue' },
   });
+  let groupCommandId = 0;
+  if (!lite) {
+    const group = await k.ok<{ id: number }>(k.admin, {
+      method: 'POST',
+      url: '/api/command-groups',
+      payload: { product_key: main!.productKey, name: `rm-${tag}-group` },
+    });
+    const cmd = await k.ok<{ id: number }>(k.admin, {
+      method: 'POST',
+      url: `/api/command-groups/${group.id}/commands`,
+      payload: { name: `rm-${tag}-predefined`, type: 'string', data: 'x' },
+    });
+    groupCommandId = cmd.id;
+  }
   const tpl = await k.ok<{ id: number }>(p.token, {
     method: 'POST',
     url: '/api/data-templates',
@@ -366,6 +381,7 @@ async function buildWorld(
     otaSn,
     versionId: ota.versionId,
     commandId: command.id,
+    groupCommandId,
     dataTemplateId: tpl.id,
     friend,
   };
