@@ -100,6 +100,8 @@ const tally = {
   mismatches: [] as string[],
   wrong: [] as string[],
   failedControls: [] as string[],
+  /** How the refusals answered, by status/code (a reader sees that they are refusals, not input errors). */
+  answers: new Map<string, number>(),
   verbs: new Set<string>(),
   actors: new Set<string>(),
 };
@@ -214,6 +216,8 @@ async function refusedCell(caller: Caller, type: ResourceType, verb: Verb, mode:
   const want = fixed ? fixed.code : mode === 'cross' ? 'hidden' : expectation(caller, type, verb);
   if (want === 'pass') throw new Error(`${where}: a pass is no refusal cell`);
 
+  const seen = `${got.status}/${got.code}`;
+  tally.answers.set(seen, (tally.answers.get(seen) ?? 0) + 1);
   const leaked = leaksIn(type.name, got.body, real);
   if (leaked) tally.leaks.push(`${where}: the answer carries "${leaked}": ${say(got)}`);
   if (verb.bulk) {
@@ -673,7 +677,9 @@ describe('the rights matrix', () => {
       name: 'rights.cells',
       value: tally.cells,
       unit: 'calls',
-      detail: `${detail}; each refusal also made on a missing id; ${Math.round((Date.now() - started) / 1000)} s`,
+      detail:
+        `${detail}; each refusal also made on a missing id; ${Math.round((Date.now() - started) / 1000)} s; ` +
+        `refusals answered ${[...tally.answers].map(([a, n]) => `${a} x${n}`).join(', ')}`,
     });
     figure({
       name: 'rights.leaks',
