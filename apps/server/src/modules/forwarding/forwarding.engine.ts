@@ -26,6 +26,7 @@ import { startPeriodic, type Periodic } from '../../jobs/periodic';
 import { JobWorker, type JobKind } from '../../jobs/worker';
 import type { PropertyItem } from '../../realtime/domain-events';
 import type { DeviceRef } from '../devices/device-ref';
+import { devices } from '../devices/devices.table';
 import { allowKey, OutboundPool } from '../../lib/outbound';
 import { addInboxMessages } from '../inbox/inbox.service';
 import { users } from '../users/users.table';
@@ -60,6 +61,8 @@ export interface ForwardingOptions {
   batchPerDevice: number;
   /** Least time between two claim rounds. */
   minGapMs: number;
+  /** Messages a paused rule keeps waiting at most; later ones are dropped (counted and logged) until it resumes. */
+  pausedBacklog: number;
   /** A direct lane idle this long is checked against the table again before it takes a new message directly. */
   laneIdleMs: number;
 }
@@ -77,6 +80,7 @@ export const DEFAULT_FORWARDING_OPTIONS: ForwardingOptions = {
   batchPerDevice: 50,
   minGapMs: 25,
   laneIdleMs: 2000,
+  pausedBacklog: 100_000,
 };
 
 interface RuleEntry extends LoadedTarget {
@@ -87,6 +91,8 @@ interface RuleEntry extends LoadedTarget {
   sns: Set<string> | null;
   kinds: Set<ForwardKind>;
   paused: boolean;
+  /** While paused: rows waiting (read at each reload, counted up as messages queue). */
+  backlog: number;
 }
 
 type NewMessage = typeof forwardMessages.$inferInsert;
@@ -142,7 +148,9 @@ export class ForwardingEngine {
   /** Kept-alive HTTP connections to targets, under the server's allow list. */
   private pool: OutboundPool | undefined;
   /** Totals of this instance, for tests and the bench. */
-  readonly stats = { queued: 0, dropped: 0, delivered: 0, failed: 0, dead: 0 };
+  readonly stats = { queued: 0, dropped: 0, delivered: 0, failed: 0, dead: 0, withdrawn: 0 };
+  /** Each device's owner as last seen (from its events, else read once): the rule's right is checked at sending. */
+  private readonly owners = new Map<number, number | null>();
   private rules = new Map<number, RuleEntry>();
   private readonly lanes = new Map<string, Lane>();
   /** The lane a job of direct rows came from (jobs are arrays of rows; claimed jobs have none). */
@@ -265,6 +273,18 @@ export class ForwardingEngine {
       .from(forwardRules)
       .innerJoin(users, eq(users.id, forwardRules.uid))
       .where(eq(forwardRules.enabled, true));
+    const paused = rows.filter((r) => r.rule.pausedAt !== null).map((r) => r.rule.id);
+    const backlog = new Map<number, number>();
+    if (paused.length > 0) {
+      const counted = await this.deps.db
+        .select({ ruleId: forwardMessages.ruleId, n: sql<number>`count(*)::int` })
+        .from(forwardMessages)
+        .where(
+          and(inArray(forwardMessages.ruleId, paused), inArray(forwardMessages.status, ['pending', 'taken'])),
+        )
+        .groupBy(forwardMessages.ruleId);
+      for (const c of counted) backlog.set(c.ruleId, Number(c.n));
+    }
     const next = new Map<number, RuleEntry>();
     for (const { rule, role } of rows) {
       try {
@@ -277,6 +297,7 @@ export class ForwardingEngine {
           sns: rule.sns.length > 0 ? new Set(rule.sns) : null,
           kinds: new Set(rule.kinds),
           paused: rule.pausedAt !== null,
+          backlog: backlog.get(rule.id) ?? 0,
         });
       } catch (err) {
         this.deps.log.warn({ err, rule: rule.id }, 'forwarding: a rule could not be loaded');
@@ -292,7 +313,7 @@ export class ForwardingEngine {
   }
 
   /** The device as the layer sees it for a rule of `ownerUid` (with the live share the owner holds on it). */
-  private watched(ownerUid: number, device: DeviceRef): DeviceAccessRow {
+  private watched(ownerUid: number, device: { uid: number | null; sn: string }): DeviceAccessRow {
     if (device.uid === ownerUid || device.uid === null) return device;
     const grant = this.deps.caches.shares
       .grantsOf(device.sn)
@@ -303,12 +324,25 @@ export class ForwardingEngine {
 
   private queue(device: DeviceRef, kind: ForwardKind, ts: number, data: Record<string, unknown>): void {
     if (this.rules.size === 0) return;
+    this.owners.set(device.id, device.uid);
     let storedAt: Date | undefined;
     for (const rule of this.rules.values()) {
       if (!rule.kinds.has(kind)) continue;
       if (rule.productKey !== null && rule.productKey !== device.productKey) continue;
       if (rule.sns !== null && !rule.sns.has(device.sn)) continue;
       if (!ruleWatchesDevice(rule.owner, this.watched(rule.uid, device))) continue;
+      if (rule.paused) {
+        // A paused rule's queue is bounded: a target down for days must not fill the database.
+        if (rule.backlog >= this.options.pausedBacklog) {
+          if (this.stats.dropped++ % 1000 === 0)
+            this.deps.log.warn(
+              { rule: rule.ruleId, backlog: rule.backlog },
+              'forwarding: paused rule has a full queue, messages dropped',
+            );
+          continue;
+        }
+        rule.backlog++;
+      }
       storedAt ??= this.deps.now();
       const message: ForwardMessage = {
         id: randomUUID(),
@@ -652,6 +686,16 @@ export class ForwardingEngine {
       this.worker.wake();
       return;
     }
+    // The rule's owner must still be allowed to read the device now (a share ended, the device changed hands):
+    // messages queued while it could are withdrawn, not sent.
+    if (!(await this.mayRead(rule, first))) {
+      await this.withdraw(rows);
+      if (lane) {
+        const back = this.nextOfLane(lane);
+        if (back.length > 0) await this.giveBack(back);
+      }
+      return;
+    }
     const done: Promise<void>[] = [];
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
@@ -681,6 +725,44 @@ export class ForwardingEngine {
     }
     // The device's next messages are due now; look at once instead of at the next poll.
     this.worker.wake();
+  }
+
+  /** Whether the rule's owner may read the row's device now (the authorisation layer's rule, live share). */
+  private async mayRead(rule: RuleEntry, row: ForwardMessageRow): Promise<boolean> {
+    let owner = this.owners.get(row.deviceId);
+    if (owner === undefined) {
+      const [d] = await this.deps.db
+        .select({ uid: devices.uid })
+        .from(devices)
+        .where(eq(devices.id, row.deviceId));
+      // A deleted device: nobody reads it.
+      if (!d) return false;
+      owner = d.uid;
+      this.owners.set(row.deviceId, owner);
+    }
+    return ruleWatchesDevice(rule.owner, this.watched(rule.uid, { uid: owner, sn: row.sn }));
+  }
+
+  /** Deletes rows their rule may no longer send (still ours), counted as withdrawn. */
+  private async withdraw(rows: readonly ForwardMessageRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const gone = await this.deps.db
+      .delete(forwardMessages)
+      .where(
+        and(
+          eq(forwardMessages.status, 'taken'),
+          sql`(${forwardMessages.id}, ${forwardMessages.attempts}) in (${sql.join(
+            rows.map((r) => sql`(${r.id}::bigint, ${r.attempts}::int)`),
+            sql`, `,
+          )})`,
+        ),
+      )
+      .returning({ id: forwardMessages.id });
+    this.stats.withdrawn += gone.length;
+    this.deps.log.info(
+      { rule: rows[0]!.ruleId, sn: rows[0]!.sn, count: gone.length },
+      'forwarding: messages withdrawn, the rule may no longer read the device',
+    );
   }
 
   private mine(row: ForwardMessageRow) {

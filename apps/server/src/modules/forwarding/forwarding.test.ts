@@ -423,11 +423,19 @@ describe('delivery', () => {
       .where(and(eq(inboxMessages.uid, owner.uid), eq(inboxMessages.kind, 'forward_paused')));
     expect(notes.map((n) => n.params)).toEqual([expect.objectContaining({ rule_id: rule.id })]);
     expect(notes[0]!.params).toMatchObject({ rule_id: rule.id, rule_name: rule.name });
-    // Paused: messages keep queueing, nothing is tried.
+    // Paused: messages keep queueing up to the paused backlog (2 here: 7 and 8), the rest are dropped; nothing is
+    // tried.
     const tries = rx.got.length;
-    await report(t, d1, { temp: 8 });
+    const options = t.app.forwarding.options as { pausedBacklog: number };
+    const cap = options.pausedBacklog;
+    options.pausedBacklog = 2;
+    const dropped = t.app.forwarding.stats.dropped;
+    for (const temp of [8, 9, 10]) await report(t, d1, { temp });
     await tick(10 * 60_000);
+    options.pausedBacklog = cap;
     expect(rx.got.length).toBe(tries);
+    expect(await pendingOf(rule.id)).toBe(2);
+    expect(t.app.forwarding.stats.dropped).toBe(dropped + 2);
     rx.mode = 200;
     await call('PUT', `/api/forwarding/${rule.id}/enabled`, owner.token, { enabled: true });
     await eventually(async () => {
@@ -559,6 +567,32 @@ describe('rights', () => {
     expect(sns('/rights-owner')).toEqual([d1.sn, d2.sn]);
     expect(sns('/rights-stranger')).toEqual([other.sn]);
     expect(sns('/rights-viewer')).toEqual([d1.sn]);
+
+    // The share ends while a message of d1 waits for the viewer's rule: it is withdrawn, never sent; the owner's
+    // rule still delivers its copy.
+    rx.mode = 503;
+    await report(t, d1, { temp: 34 });
+    await eventually(async () =>
+      (await pendingOf(viewers.id)) === 1 && (await pendingOf(mine.id)) === 1 ? true : undefined,
+    );
+    await t.app.forwarding.idle();
+    const shares = data<{ id: number; sn: string; to_uid: number }[]>(
+      await call('GET', `/api/shares/outgoing?sn=${d1.sn}`, owner.token),
+    );
+    const shareId = shares.find((r) => r.to_uid === viewer.uid)!.id;
+    expect((await call('DELETE', `/api/shares/${shareId}`, owner.token)).statusCode).toBe(200);
+    await eventually(async () =>
+      t.app.deps.caches.shares.grantsOf(d1.sn).some((g) => g.uid === viewer.uid) ? undefined : true,
+    );
+    rx.mode = 200;
+    const withdrawn = t.app.forwarding.stats.withdrawn;
+    await eventually(async () => {
+      await tick(30_000);
+      return (await pendingOf(viewers.id)) + (await pendingOf(mine.id)) === 0 ? true : undefined;
+    }, 30_000);
+    expect(sns('/rights-viewer')).toEqual([d1.sn]);
+    expect(rx.accepted('/rights-owner').map((r) => r.message.data.params)).toContainEqual({ temp: 34 });
+    expect(t.app.forwarding.stats.withdrawn).toBe(withdrawn + 1);
     for (const r of [mine, strangers, viewers])
       await call(
         'DELETE',
