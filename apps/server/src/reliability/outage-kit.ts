@@ -427,6 +427,8 @@ export interface FleetOptions {
   retryMs?: number;
   /** At least this long between two new messages of a device (0: as fast as the window allows). */
   intervalMs?: number;
+  /** Subscribe to the device's `P/down/#` on every connection (commands). */
+  subscribeDown?: boolean;
 }
 
 const encode = (p: Packet) => mqttPacket.generate(p, { protocolVersion: 4 });
@@ -450,6 +452,8 @@ export class FleetDevice {
   private retry: NodeJS.Timeout | undefined;
   private paceTimer: NodeJS.Timeout | undefined;
   private lastSent = 0;
+  /** Sequence number and time of each first send. */
+  private readonly sentAt: [number, number][] = [];
   connected = false;
   /** Stopped devices do not reconnect (a device that died with the server, or switched off). */
   stopped = false;
@@ -467,6 +471,11 @@ export class FleetDevice {
 
   get done(): boolean {
     return this.acked.size >= this.o.messages;
+  }
+
+  /** The first new message (not a resend) sent at or after `since` (ms since the epoch), if there is one yet. */
+  firstSentSince(since: number): number | undefined {
+    return this.sentAt.find(([, at]) => at >= since)?.[0];
   }
 
   /** The sequence numbers sent at least once and not acknowledged. */
@@ -542,7 +551,9 @@ export class FleetDevice {
         cmd: 'publish',
         topic: upTopic(productKey, sn, 'status'),
         payload: Buffer.from('{"online":1}'),
-        qos: 0,
+        // QoS 1, as docs/operations.md asks of devices; its PUBACK is not tracked (no sequence number).
+        qos: 1,
+        messageId: this.id(),
         dup: false,
         retain: false,
       }),
@@ -560,7 +571,10 @@ export class FleetDevice {
     while (this.inflight.has(id)) id = this.id();
     this.inflight.set(id, seq);
     if (dup) this.stats.resent++;
-    else this.stats.published++;
+    else {
+      this.stats.published++;
+      this.sentAt.push([seq, Date.now()]);
+    }
     this.socket!.write(
       encode({
         cmd: 'publish',
@@ -606,6 +620,7 @@ export class FleetDevice {
         }
         this.connected = true;
         this.stats.connects++;
+        if (this.o.subscribeDown) this.subscribe();
         if (this.o.statusMessages) this.publishStatus();
         this.pinger = setInterval(
           () => this.socket?.write(encode({ cmd: 'pingreq' })),
