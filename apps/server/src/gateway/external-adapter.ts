@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { MqttClient } from 'mqtt';
+import type { ISubscriptionMap, MqttClient } from 'mqtt';
 import { parseTopic } from '@cellhub/contract/protocol';
 import { type BrokerAdapter, type DeviceGateway } from './device-gateway';
 import type { DeviceAuthData } from './device-auth';
@@ -93,7 +93,12 @@ export function attachExternal(
   };
 
   const subscribe = () => {
-    client.subscribe(filter, { qos: 1 }, (err) => {
+    // `resubscribe: true` makes mqtt.js send the SUBSCRIBE even though it remembers the filter from the previous
+    // connection: without it mqtt.js skips it, trusting a Session Present 1, and a broker that restored the session
+    // without the shared subscription (Mosquitto 2.0 after a restart with persistence) never delivers again.
+    const topics: ISubscriptionMap = { [filter]: { qos: 1 } };
+    topics.resubscribe = true;
+    client.subscribe(topics, (err) => {
       if (err) log.error({ err: err.message }, 'external broker refused the uplink subscription');
     });
   };
