@@ -194,7 +194,8 @@ beforeAll(async () => {
         .map(([m]) => `${m.toUpperCase()} ${p}`),
     )
     .sort();
-});
+  // The app's start and this setup (product, firmware, template, scene) can pass the suite's 120 s on a busy machine.
+}, 300_000);
 afterAll(() => t?.close());
 
 function request(route: Route, body: HostileBody) {
