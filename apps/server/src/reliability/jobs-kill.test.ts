@@ -18,6 +18,7 @@ import {
   api,
   freePorts,
   privateStore,
+  removeChildBundle,
   seeded,
   type ServerChild,
   startServerChild,
@@ -408,6 +409,7 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
     await smtp.close();
     await onelink.stop();
     await store?.drop();
+    removeChildBundle();
   });
 
   /** Rows each kind still has to do: what "work in flight" means for a kill. */
