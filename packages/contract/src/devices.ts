@@ -19,8 +19,8 @@ export const deviceCreateBody = z.object({
     .pipe(z.array(text()).min(1).max(1000)),
   name: text().trim().max(64).optional(),
   description: text().trim().max(200).optional(),
-  /** Admins only: the owner. Without it an admin's devices are "in stock" (no owner). */
-  uid: z.number().int().positive().nullable().optional(),
+  /** Admins only: the owner. Without it an admin's devices are "in stock" (no owner). A user id fits int4. */
+  uid: z.number().int().positive().max(2_147_483_647).nullable().optional(),
 });
 export type DeviceCreateBody = z.input<typeof deviceCreateBody>;
 
@@ -62,8 +62,8 @@ export const deviceUpdateBody = z
     description: text().trim().max(200),
     address: text().trim().max(200),
     disabled: z.boolean(),
-    /** Admins only. null puts the device back in stock. */
-    uid: z.number().int().positive().nullable(),
+    /** Admins only. null puts the device back in stock. A user id fits int4 (2^31 answered 500). */
+    uid: z.number().int().positive().max(2_147_483_647).nullable(),
   })
   .partial();
 export type DeviceUpdateBody = z.input<typeof deviceUpdateBody>;

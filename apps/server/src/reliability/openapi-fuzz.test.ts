@@ -394,6 +394,27 @@ describe('input fuzz from the OpenAPI document', () => {
     sized(600_000, 4 * 3_600_000),
   );
 
+  it('refuses what the fuzz found answering 500 (regressions)', async () => {
+    // A device owner past int4 reached the UPDATE and failed there.
+    for (const uid of [2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const res = await t.inject({
+        method: 'PUT',
+        url: `/api/devices/${KNOWN.sn}`,
+        token: tokens.admin,
+        payload: { uid },
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({ code: 10113, details: [{ field: 'uid' }] });
+      const create = await t.inject({
+        method: 'POST',
+        url: '/api/devices',
+        token: tokens.admin,
+        payload: { product_key: KNOWN.product_key, sn: ['FUZZSN0002'], uid },
+      });
+      expect(create.statusCode, create.body).toBe(400);
+    }
+  });
+
   it('carries the security headers on answers fuzz does not reach', async () => {
     const inject = async (label: string, opts: Parameters<TestApp['inject']>[0]) => {
       const res = await t.inject(opts);
