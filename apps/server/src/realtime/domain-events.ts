@@ -89,9 +89,23 @@ export interface DomainReplies {
  * producer's path): ingest calls `emit` for every stored message.
  */
 export interface DomainEvents {
-  on<T extends DomainEventType>(type: T, handler: (event: DomainEventOf<T>) => void): () => void;
+  /**
+   * A handler returns at once; for an event raised with `emitDurable` it may return a promise of the durable work
+   * it queued for the event (forwarding's queue rows), which the producer waits for before acknowledging the device.
+   */
+  on<T extends DomainEventType>(
+    type: T,
+    // `unknown`: a value other than a promise is ignored (handlers written as `(e) => seen.push(e)` are fine).
+    handler: (event: DomainEventOf<T>) => unknown,
+  ): () => void;
   /** Never throws: a failing subscriber is logged and the others still get the event. */
   emit(event: Exclude<DomainEvent, { type: keyof DomainReplies }>): void;
+  /**
+   * `emit` for data a device will be acknowledged for: resolves once every promise the handlers returned settled
+   * (a failed one is logged), so "acknowledged" covers what the handlers made durable too (at least once: a crash
+   * before the acknowledgement makes the device send again). Never rejects.
+   */
+  emitDurable(event: Exclude<DomainEvent, { type: keyof DomainReplies }>): Promise<void>;
   /**
    * Becomes the one answerer of a request event (a second one replaces nobody: it throws). The promise settles
    * when the request is done: for `ota.report`, once the report is stored (the gateway acknowledges the device
@@ -105,7 +119,7 @@ export interface DomainEvents {
   ask<T extends keyof DomainReplies>(event: DomainEventOf<T>): Promise<DomainReplies[T]> | undefined;
 }
 
-type AnyHandler = (event: DomainEvent) => void;
+type AnyHandler = (event: DomainEvent) => unknown;
 type AnyAnswerer = (event: DomainEvent) => Promise<unknown>;
 
 export function createDomainEvents(log: FastifyBaseLogger): DomainEvents & { clear(): void } {
@@ -130,11 +144,30 @@ export function createDomainEvents(log: FastifyBaseLogger): DomainEvents & { cle
       if (!list) return;
       for (const handler of list) {
         try {
-          handler(event);
+          const r = handler(event);
+          if (r instanceof Promise)
+            r.catch((err: unknown) => log.warn({ err, type: event.type }, 'domain event handler failed'));
         } catch (err) {
           log.warn({ err, type: event.type }, 'domain event handler failed');
         }
       }
+    },
+    async emitDurable(event) {
+      const list = handlers.get(event.type);
+      if (!list) return;
+      let waits: Promise<unknown>[] | undefined;
+      for (const handler of list) {
+        try {
+          const r = handler(event);
+          if (r instanceof Promise) (waits ??= []).push(r);
+        } catch (err) {
+          log.warn({ err, type: event.type }, 'domain event handler failed');
+        }
+      }
+      if (!waits) return;
+      for (const settled of await Promise.allSettled(waits))
+        if (settled.status === 'rejected')
+          log.warn({ err: settled.reason as unknown, type: event.type }, 'domain event handler failed');
     },
     answer(type, handler) {
       if (answerers.has(type)) throw new Error(`"${type}" already has an answerer`);

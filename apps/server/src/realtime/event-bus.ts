@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeviceEvent, DevicePropertiesEvent, OwnerEvent } from '@cellhub/contract/realtime';
 import { deviceEvent, ownerEvent } from '@cellhub/contract/realtime';
-import { createDomainEvents, type DomainEvents, type PropertyItem } from './domain-events';
+import { createDomainEvents, type DomainEvent, type DomainEvents, type PropertyItem } from './domain-events';
 import { NOTIFY_PAYLOAD_LIMIT, type PgChannels } from './pg-channels';
 
 export { NOTIFY_PAYLOAD_LIMIT };
@@ -176,6 +176,39 @@ export function createEventBus(options: EventBusOptions): EventBus {
 
   const isoOf = lastIso();
 
+  /** The browser events some domain events become (sent once, by whoever raises the domain event). */
+  function toBrowsers(event: DomainEvent): void {
+    if (event.type === 'presence.changed') {
+      // The one path of presence to browsers (and the OTA engine, which follows reconnects on every instance):
+      // whoever writes the online flag emits `presence.changed`, never a browser event of its own.
+      const { device, online, at, reason } = event;
+      bus.publish(
+        {
+          type: 'device.online',
+          sn: device.sn,
+          product_key: device.productKey,
+          online,
+          at,
+          ...(reason === undefined ? {} : { reason }),
+        },
+        { uid: device.uid },
+      );
+    } else if (event.type === 'property.committed') {
+      const { device, items } = event;
+      const newest = newestOf(items);
+      bus.publish(
+        {
+          type: 'device.properties',
+          sn: device.sn,
+          product_key: device.productKey,
+          ts: isoOf(newest.ts),
+          values: newest.params,
+        },
+        { uid: device.uid },
+      );
+    }
+  }
+
   const bus: EventBus = {
     on: domain.on,
     answer: domain.answer,
@@ -183,35 +216,13 @@ export function createEventBus(options: EventBusOptions): EventBus {
     emit(event) {
       if (closed) return;
       domain.emit(event);
-      if (event.type === 'presence.changed') {
-        // The one path of presence to browsers (and the OTA engine, which follows reconnects on every instance):
-        // whoever writes the online flag emits `presence.changed`, never a browser event of its own.
-        const { device, online, at, reason } = event;
-        bus.publish(
-          {
-            type: 'device.online',
-            sn: device.sn,
-            product_key: device.productKey,
-            online,
-            at,
-            ...(reason === undefined ? {} : { reason }),
-          },
-          { uid: device.uid },
-        );
-      } else if (event.type === 'property.committed') {
-        const { device, items } = event;
-        const newest = newestOf(items);
-        bus.publish(
-          {
-            type: 'device.properties',
-            sn: device.sn,
-            product_key: device.productKey,
-            ts: isoOf(newest.ts),
-            values: newest.params,
-          },
-          { uid: device.uid },
-        );
-      }
+      toBrowsers(event);
+    },
+    async emitDurable(event) {
+      if (closed) return;
+      const durable = domain.emitDurable(event);
+      toBrowsers(event);
+      await durable;
     },
     publish(event, audience) {
       if (closed) return;

@@ -212,6 +212,7 @@ export class ForwardingEngine {
     await this.reload();
     const { events, channels } = this.deps;
     this.unsubscribe.push(
+      // Each returns the promise of its queue rows: the device is acknowledged once they are written.
       events.on('property.committed', (e) => this.onProperty(e.device, e.items)),
       events.on('event.recorded', (e) =>
         this.queue(e.device, 'event', e.ts, { event: e.event, level: e.level, params: e.params }),
@@ -225,7 +226,7 @@ export class ForwardingEngine {
       // Hex only when some rule may take the frame: no cost per raw uplink on a server without rules.
       events.on('raw.received', (e) => {
         if (this.rules.size === 0) return;
-        this.queue(e.device, 'raw', this.deps.now().getTime(), {
+        return this.queue(e.device, 'raw', this.deps.now().getTime(), {
           hex: Buffer.from(e.payload).toString('hex'),
         });
       }),
@@ -308,8 +309,14 @@ export class ForwardingEngine {
 
   // --- source -------------------------------------------------------------------------------------------------------
 
-  private onProperty(device: DeviceRef, items: readonly PropertyItem[]): void {
-    for (const item of items) this.queue(device, 'property', item.ts, { params: item.params });
+  private onProperty(device: DeviceRef, items: readonly PropertyItem[]): Promise<void> | undefined {
+    if (this.rules.size === 0) return;
+    let waits: Promise<void>[] | undefined;
+    for (const item of items) {
+      const w = this.queue(device, 'property', item.ts, { params: item.params });
+      if (w) (waits ??= []).push(w);
+    }
+    return waits && (waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined));
   }
 
   /** The device as the layer sees it for a rule of `ownerUid` (with the live share the owner holds on it). */
@@ -322,8 +329,18 @@ export class ForwardingEngine {
     return shared ? { uid: device.uid, shared } : device;
   }
 
-  private queue(device: DeviceRef, kind: ForwardKind, ts: number, data: Record<string, unknown>): void {
+  /**
+   * Queues the message for every rule that takes it; resolves when its rows are written (never rejects: a failed
+   * write is counted as dropped and logged by the insert queue).
+   */
+  private queue(
+    device: DeviceRef,
+    kind: ForwardKind,
+    ts: number,
+    data: Record<string, unknown>,
+  ): Promise<void> | undefined {
     if (this.rules.size === 0) return;
+    let waits: Promise<void>[] | undefined;
     this.owners.set(device.id, device.uid);
     let storedAt: Date | undefined;
     for (const rule of this.rules.values()) {
@@ -354,22 +371,36 @@ export class ForwardingEngine {
         stored_at: storedAt.toISOString(),
         data,
       };
-      const queued = this.inserts.post({
-        ruleId: rule.ruleId,
-        deviceId: device.id,
-        sn: device.sn,
-        kind,
-        messageId: message.id,
-        message,
-        storedAt,
-        runAt: storedAt,
-      });
-      if (queued) this.stats.queued++;
-      else {
+      let queued: Promise<unknown> | undefined;
+      try {
+        queued = this.inserts.tryAdd({
+          ruleId: rule.ruleId,
+          deviceId: device.id,
+          sn: device.sn,
+          kind,
+          messageId: message.id,
+          message,
+          storedAt,
+          runAt: storedAt,
+        });
+      } catch {
+        // Stopped: the server is closing.
+        queued = undefined;
+      }
+      if (queued) {
+        this.stats.queued++;
+        (waits ??= []).push(
+          queued.then(
+            () => undefined,
+            () => undefined,
+          ),
+        );
+      } else {
         this.stats.dropped++;
         this.deps.log.warn({ rule: rule.ruleId, sn: device.sn }, 'forwarding: queue full, message dropped');
       }
     }
+    return waits && (waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined));
   }
 
   // --- the job kind -------------------------------------------------------------------------------------------------

@@ -407,6 +407,30 @@ describe('delivery', () => {
     await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
   }, 120_000);
 
+  it('acknowledges a device only after its messages are queued (a crash then loses none)', async () => {
+    const rule = await createRule(
+      owner.token,
+      ruleBody('/durable', { kinds: ['property', 'raw'], sns: [d2.sn] }),
+    );
+    rx.mode = 503;
+    // What the PUBACK waits for: the uplink resolves once the data and its queue rows are written, not while the
+    // rows still sit in the insert batch (a kill -9 there lost them).
+    await t.app.gateway.uplink(d2, 'property', Buffer.from(JSON.stringify({ params: { temp: 61 } })));
+    expect(await pendingOf(rule.id)).toBe(1);
+    await t.app.gateway.uplink(d2, 'raw', Buffer.from([1, 2, 3]));
+    const rows = await t.app.deps.db
+      .select({ kind: forwardMessages.kind })
+      .from(forwardMessages)
+      .where(eq(forwardMessages.ruleId, rule.id));
+    expect(rows.map((r) => r.kind).sort()).toEqual(['property', 'raw']);
+    rx.mode = 200;
+    await eventually(async () => {
+      await tick(30_000);
+      return (await pendingOf(rule.id)) === 0 ? true : undefined;
+    }, 30_000);
+    await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
+  }, 60_000);
+
   it('pauses a rule whose target keeps failing and tells its owner; the switch resumes it', async () => {
     const rule = await createRule(owner.token, ruleBody('/pause', { kinds: ['property'], sns: [d1.sn] }));
     rx.mode = 503;

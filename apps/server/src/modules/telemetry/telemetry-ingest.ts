@@ -105,7 +105,8 @@ export class TelemetryIngest {
       committed = this.writer.tryAdd(device.id, items);
     }
     await committed;
-    this.deps.events.emit({ type: 'property.committed', device, items });
+    // Acknowledged only once what listeners queue for it (forwarding) is durable too.
+    await this.deps.events.emitDurable({ type: 'property.committed', device, items });
   }
 
   /**
@@ -134,7 +135,16 @@ export class TelemetryIngest {
    */
   async raw(device: DeviceRef, payload: Buffer): Promise<void> {
     for (const taker of this.rawConsumers) if (taker(device, payload)) return;
-    this.deps.events.emit({ type: 'raw.received', device, payload });
+    // What listeners queue for the frame (forwarding) is durable before the device is acknowledged.
+    const durable = this.deps.events.emitDurable({ type: 'raw.received', device, payload });
+    try {
+      await this.storeRaw(device, payload);
+    } finally {
+      await durable;
+    }
+  }
+
+  private async storeRaw(device: DeviceRef, payload: Buffer): Promise<void> {
     const found = this.scripts.decode(device, payload);
     const result = found instanceof Promise ? await found : found;
     const properties = result?.ok ? result.decoded.properties : undefined;
@@ -161,7 +171,8 @@ export class TelemetryIngest {
       committed = this.writer.tryAdd(device.id, items, kept);
     }
     await committed;
-    this.deps.events.emit({ type: 'property.committed', device, items });
+    // Acknowledged only once what listeners queue for it (forwarding) is durable too.
+    await this.deps.events.emitDurable({ type: 'property.committed', device, items });
     if (result!.ok) await this.scriptEvents(device, result!.scriptId, result!.decoded.events);
   }
 

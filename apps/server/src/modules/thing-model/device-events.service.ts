@@ -64,7 +64,7 @@ export async function recordDeviceEvent(
     .insert(deviceEvents)
     .values({ deviceId: device.id, event: msg.event, level: definition.level, params: params.data, ts })
     .returning({ id: deviceEvents.id });
-  deps.events.emit({
+  await deps.events.emitDurable({
     type: 'event.recorded',
     device,
     event: msg.event,
