@@ -1,12 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files `npm test` leaves to `npm run test:reliability` (which sets RELIABILITY_SCALE): server restarts whose bounds
- * (presence within 1.5 x keep-alive after a kill, API healthy within 30 s of PostgreSQL returning) failed under
- * CI's load in a run of this session, for reasons still open (docs/reliability.md, "Open findings"). They stay
- * assertive in the suite run on its own.
+ * Files `npm test` leaves to `npm run test:reliability` (which sets RELIABILITY_SCALE), where they stay assertive:
+ * server restarts whose bounds (presence within 1.5 x keep-alive after a kill, API healthy within 30 s of
+ * PostgreSQL returning) failed under CI's load in a run, for reasons still open (docs/reliability.md, "Open
+ * findings"), and the minutes-long broker restart and soak, which do not fit CI's 30 minutes beside the rest.
  */
-const notInNpmTest = ['src/reliability/crash.test.ts', 'src/reliability/db-outage.test.ts'];
+const notInNpmTest = [
+  'src/reliability/crash.test.ts',
+  'src/reliability/db-outage.test.ts',
+  'src/reliability/broker-restart.test.ts',
+  'src/reliability/soak.test.ts',
+];
 
 // The reliability and security suite (src/reliability, docs/reliability.md): faults, hostile input, rights, crash
 // and outage, each test printing the figure it measured. `npm test` runs it once at CI size (it picks its own

@@ -160,7 +160,7 @@ export const userCreateBody = z.object({
   role: roleSchema.default('user'),
 });
 export type UserCreateBody = z.infer<typeof userCreateBody>;
-export const userIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const userIdParams = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 /**
  * PUT /api/users/:id: an admin changes an account's role and contact fields; only the fields sent change, '' clears
  * phone or email. Username and password have their own paths (the name is how people sign in; resets sign out).

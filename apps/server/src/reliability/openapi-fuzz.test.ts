@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { brotliDecompressSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { ERROR_CODES, isErrorCode } from '@cellhub/contract/errors';
@@ -24,7 +25,9 @@ import { generateInputs, Prng, type FuzzInput } from '../test/fuzz-inputs';
  * FUZZ_SEED=<n> repeats a run; a failure's label names the seed and the input's index.
  */
 
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31);
+// CI size runs one fixed seed (a red CI run must be the code's doing, and repeatable); full size draws a new one
+// each run, printed, to explore.
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : sized(1_592_693_241, randomInt(2 ** 31));
 /**
  * CI size: 16 per route (5,840 inputs) costs about 40 s of CPU (about 7 ms an input, measured with the machine's
  * other work counted out), so the file stays within 90 s alone; full size is the issue's 500 per route.
@@ -84,6 +87,21 @@ function prototypeChanges(before: Map<string, PropertyDescriptor | undefined>): 
   return changes;
 }
 
+/** The JSON of an answer, decoded first when the server compressed it (the input asked with accept-encoding). */
+function jsonOf(res: LightMyRequestResponse): unknown {
+  const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
+  const raw = res.rawPayload;
+  const bytes =
+    encoding === 'gzip'
+      ? gunzipSync(raw)
+      : encoding === 'deflate'
+        ? inflateSync(raw)
+        : encoding === 'br'
+          ? brotliDecompressSync(raw)
+          : raw;
+  return JSON.parse(bytes.toString('utf8')) as unknown;
+}
+
 /** Why an answer breaks the promise, or undefined when it keeps it. */
 function verdict(res: LightMyRequestResponse): string | undefined {
   if (res.statusCode >= 500) return `5xx`;
@@ -93,7 +111,7 @@ function verdict(res: LightMyRequestResponse): string | undefined {
     if (!isJson) return undefined; // downloads, redirects, files
     let body: unknown;
     try {
-      body = res.json();
+      body = jsonOf(res);
     } catch {
       return 'bad envelope: success body is not JSON';
     }
@@ -103,7 +121,7 @@ function verdict(res: LightMyRequestResponse): string | undefined {
   if (!isJson) return `bad envelope: ${res.statusCode} with content-type ${type || 'none'}`;
   let body: Record<string, unknown>;
   try {
-    body = res.json() as Record<string, unknown>;
+    body = jsonOf(res) as Record<string, unknown>;
   } catch {
     return 'bad envelope: error body is not JSON';
   }
@@ -246,7 +264,7 @@ describe('input fuzz from the OpenAPI document', () => {
         statusCode,
         body,
         headers: { 'content-type': type },
-        json: () => JSON.parse(body),
+        rawPayload: Buffer.from(body),
       }) as unknown as LightMyRequestResponse;
     expect(verdict(answer(500, '{"code":10101,"message":"Server error"}'))).toBe('5xx');
     expect(verdict(answer(400, '{"code":99999,"message":"x"}'))).toMatch(/not in the table/);
@@ -255,6 +273,13 @@ describe('input fuzz from the OpenAPI document', () => {
     expect(verdict(answer(200, '{"data":1}'))).toMatch(/without status true/);
     expect(verdict(answer(400, '{"code":10113,"message":"Form error"}'))).toBeUndefined();
     expect(verdict(answer(200, '{"status":true,"data":null}'))).toBeUndefined();
+    // A compressed answer (the input asked for it) is judged on its decoded JSON.
+    const zipped = {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      rawPayload: gzipSync('{"status":true,"data":1}'),
+    } as unknown as LightMyRequestResponse;
+    expect(verdict(zipped)).toBeUndefined();
     expect(missingHeaders({ 'x-frame-options': 'DENY' })).toHaveLength(3);
     const before = prototypeSnapshot();
     (Object.prototype as Record<string, unknown>).polluted = 'probe';
@@ -412,6 +437,16 @@ describe('input fuzz from the OpenAPI document', () => {
         payload: { product_key: KNOWN.product_key, sn: ['FUZZSN0002'], uid },
       });
       expect(create.statusCode, create.body).toBe(400);
+    }
+    // An account id past int4 in the path of the admin's account routes reached the query (seed 1592693241).
+    for (const verb of ['disable', 'enable'] as const) {
+      const res = await t.inject({
+        method: 'PUT',
+        url: `/api/users/${2 ** 31}/${verb}`,
+        token: tokens.admin,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({ code: 10113 });
     }
   });
 
