@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // One `vitest run` covers every workspace. Server integration tests run on PGlite, and a second time on real
 // PostgreSQL when TEST_DATABASE_URL is set (CI sets it). `npm run test:fast` picks the projects that need neither
-// a database nor a broker: contract, console, console-node and server-pure.
+// a database nor a broker: contract, console, console-node and server-pure. The reliability suite is not here: it
+// runs on its own (`npm run test:reliability`, apps/server/vitest.reliability.config.ts), outside CI's 30 minutes.
 const serverOnPg = process.env.TEST_DATABASE_URL
   ? [
       {
@@ -22,7 +23,6 @@ export default defineConfig({
       './apps/server/vitest.pure.config.ts',
       './apps/server',
       ...serverOnPg,
-      './apps/server/vitest.reliability.config.ts',
       './apps/console/vitest.config.ts',
       './apps/console/vitest.node.config.ts',
       './apps/devsim',

@@ -25,8 +25,10 @@ const r = spawnSync(
   [
     'vitest',
     'run',
-    '--project',
-    'reliability',
+    '--config',
+    'vitest.reliability.config.ts',
+    '--root',
+    'apps/server',
     '--reporter=default',
     '--reporter=json',
     `--outputFile.json=${reportFile}`,
