@@ -393,6 +393,14 @@ const ROUTES: RouteCase[] = [
     auth: 'user',
     bad: { url: '/api/devices/sn-missing/tunnels/0/close' },
   },
+  // A WebSocket tunnel's path: its secret, the opener's address and right admit it (tunnels-ws.test.ts).
+  {
+    method: 'GET',
+    path: '/api/tunnels/{id}/ws/{secret}',
+    url: '/api/tunnels/1/ws/abc',
+    auth: 'public',
+    bad: { url: '/api/tunnels/0/ws/abc' },
+  },
   {
     method: 'POST',
     path: '/api/devices/bind',

@@ -1,13 +1,21 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
-import { TUNNEL_HELLO, type TunnelDown, type TunnelReason } from '@cellhub/contract/tunnels';
+import type { Duplex } from 'node:stream';
+import { createWebSocketStream, type WebSocket } from 'ws';
+import {
+  TUNNEL_HELLO,
+  type TunnelDown,
+  type TunnelExposure,
+  type TunnelReason,
+} from '@cellhub/contract/tunnels';
 import { AppError } from '../../lib/app-error';
 import type { Deps } from '../../lib/deps';
 
 /**
  * The live side of remote tunnels (docs/tunnels.md), in memory on this instance.
  *
- * One reverse connection per user connection: each TCP connection a person makes to the exposed port is paired with
+ * One reverse connection per user connection: each TCP connection a person makes to the exposed port (or each
+ * WebSocket connection to the tunnel's path, for a `ws` tunnel) is paired with
  * one fresh connection the device opens to the tunnel endpoint, asked for with its own `down/tunnel` and single-use
  * token. No multiplexing, so a slow or stuck stream never holds up another, TCP's own flow control does the
  * backpressure, and closing one side closes exactly its pair. The connection that answers the opening request proves
@@ -56,15 +64,28 @@ export class TunnelFailure extends Error {
   }
 }
 
+/** A person's WebSocket connection to a `ws` tunnel: its bytes are counted per message (no socket counters). */
+interface WsUser {
+  ws: WebSocket;
+  bytesIn: number;
+  bytesOut: number;
+}
+
 interface Live {
   target: TunnelTarget;
-  server: net.Server;
-  port: number;
+  exposure: TunnelExposure;
+  /** tcp: the listener of the exposed port. */
+  server: net.Server | undefined;
+  port: number | undefined;
+  /** ws: the path's secret (shown to those who may control the device) and its SHA-256 (compared in constant time). */
+  secret: string | null;
+  secretHash: Buffer | undefined;
   open: boolean;
   /** Bytes of user connections that ended; live ones are read from their sockets (no per-chunk work). */
   bytesIn: number;
   bytesOut: number;
   users: Set<net.Socket>;
+  wsUsers: Set<WsUser>;
   connections: number;
   refused: number;
   lastActivity: number;
@@ -87,6 +108,17 @@ export interface LiveCounts {
 
 /** `::ffff:1.2.3.4` is the IPv4 client of a dual-stack socket: compared as `1.2.3.4`. */
 export const plainIp = (ip: string | undefined): string => (ip ?? '').replace(/^::ffff:/i, '');
+
+/** Bytes from the device waiting to go out as frames before the device is paused. */
+const WS_HIGH_WATER = 1024 * 1024;
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** What `open` gives: the exposed port (tcp) or the secret of the WebSocket path (ws, known only here). */
+export interface Exposed {
+  port: number | null;
+  secret: string | null;
+}
 
 export class TunnelManager {
   private endpoint: net.Server | undefined;
@@ -211,12 +243,12 @@ export class TunnelManager {
   }
 
   /** A free port of TUNNEL_PORTS this instance can listen on (88003 when none). */
-  private async listen(live: Omit<Live, 'server' | 'port'>): Promise<{ server: net.Server; port: number }> {
+  private async listen(live: Live): Promise<{ server: net.Server; port: number }> {
     const { min, max } = this.deps.config.tunnels.ports;
     const taken = new Set([...this.live.values()].map((l) => l.port));
     for (let port = min; port <= max; port += 1) {
       if (taken.has(port)) continue;
-      const server = net.createServer((s) => this.user(live as Live, s));
+      const server = net.createServer((s) => this.user(live, s));
       const ok = await new Promise<boolean>((resolve) => {
         server.once('error', () => resolve(false));
         server.listen(port, this.deps.config.host, () => resolve(true));
@@ -230,21 +262,29 @@ export class TunnelManager {
   }
 
   /**
-   * Opens a tunnel: takes a port, asks the device for its first reverse connection and waits up to `waitMs` for it.
-   * Resolves with the port; rejects with TunnelFailure (device) or AppError 88003 (no port). `onClosed` runs once,
-   * whenever it closes later (idle, max duration, a person, the server stopping).
+   * Opens a tunnel: takes a port (tcp) or makes the secret of its WebSocket path (ws), asks the device for its first
+   * reverse connection and waits up to `waitMs` for it. Rejects with TunnelFailure (device) or AppError 88003 (no
+   * port). `onClosed` runs once, whenever it closes later (idle, max duration, a person, the server stopping).
    */
   async open(
     target: TunnelTarget,
     waitMs: number,
     onClosed: (reason: TunnelReason, counts: LiveCounts) => Promise<void>,
-  ): Promise<number> {
-    const base = {
+    exposure: TunnelExposure = 'tcp',
+  ): Promise<Exposed> {
+    const secret = exposure === 'ws' ? randomBytes(24).toString('base64url') : null;
+    const live: Live = {
       target,
+      exposure,
+      server: undefined,
+      port: undefined,
+      secret,
+      secretHash: secret === null ? undefined : sha256(secret),
       open: false,
       bytesIn: 0,
       bytesOut: 0,
       users: new Set<net.Socket>(),
+      wsUsers: new Set<WsUser>(),
       connections: 0,
       refused: 0,
       lastActivity: Date.now(),
@@ -255,8 +295,7 @@ export class TunnelManager {
       maxTimer: undefined,
       onClosed,
     };
-    const { server, port } = await this.listen(base);
-    const live: Live = Object.assign(base, { server, port });
+    if (exposure === 'tcp') Object.assign(live, await this.listen(live));
     this.live.set(target.id, live);
     try {
       const first = await this.askDevice(target, waitMs);
@@ -267,7 +306,7 @@ export class TunnelManager {
       this.keepSpare(live, first);
     } catch (err) {
       this.live.delete(target.id);
-      server.close();
+      live.server?.close();
       throw err;
     }
     live.open = true;
@@ -275,7 +314,7 @@ export class TunnelManager {
     this.armIdle(live, target.idleMs);
     live.maxTimer = setTimeout(() => void this.close(target.id, 'max_duration'), target.maxMs);
     live.maxTimer.unref();
-    return port;
+    return { port: live.port ?? null, secret };
   }
 
   private keepSpare(live: Live, r: Reverse): void {
@@ -324,6 +363,21 @@ export class TunnelManager {
     live.connections += 1;
     live.lastActivity = Date.now();
     socket.once('close', () => live.sockets.delete(socket));
+    this.reverseFor(
+      live,
+      () => socket.destroyed,
+      (r) => this.pair(live, socket, r),
+      () => socket.destroy(),
+    );
+  }
+
+  /** The spare, or a fresh reverse connection asked of the device, for one person connection. */
+  private reverseFor(
+    live: Live,
+    gone: () => boolean,
+    paired: (r: Reverse) => void,
+    failed: () => void,
+  ): void {
     const spare = live.spare;
     live.spare = undefined;
     const reverse =
@@ -332,17 +386,107 @@ export class TunnelManager {
         : this.askDevice(live.target, this.deps.config.tunnels.openTimeoutMs);
     reverse.then(
       (r) => {
-        if (socket.destroyed || this.live.get(live.target.id) !== live) {
+        if (gone() || this.live.get(live.target.id) !== live) {
           r.socket.destroy();
           return;
         }
-        this.pair(live, socket, r);
+        paired(r);
       },
       (err: unknown) => {
         this.deps.log.info({ err, tunnel: live.target.id }, 'tunnel connection not answered');
-        socket.destroy();
+        failed();
       },
     );
+  }
+
+  /**
+   * The tunnel a WebSocket path names, when it is open here and `secret` is its secret (constant-time compare of
+   * hashes, so neither the length nor a prefix leaks). The caller checks the address and the opener's right.
+   */
+  wsTarget(id: number, secret: string): TunnelTarget | undefined {
+    const live = this.live.get(id);
+    if (!live?.open || !live.secretHash) return undefined;
+    return timingSafeEqual(live.secretHash, sha256(secret)) ? live.target : undefined;
+  }
+
+  /** The secret of a `ws` tunnel open on this instance. */
+  wsSecret(id: number): string | null {
+    const live = this.live.get(id);
+    return live?.open ? live.secret : null;
+  }
+
+  /** A WebSocket connection turned away before the upgrade (another address): counted like a TCP one. */
+  refuse(id: number): void {
+    const live = this.live.get(id);
+    if (live) live.refused += 1;
+  }
+
+  /**
+   * A person's WebSocket connection to a `ws` tunnel, already checked (wsTarget, address, right): paired with one
+   * reverse connection like a TCP connection. Binary and text frames both carry bytes to the device; the device's
+   * bytes go back as binary frames. Messages sent before the device connected back wait in the stream.
+   */
+  wsUser(id: number, ws: WebSocket): void {
+    const live = this.live.get(id);
+    if (!live?.open || live.exposure !== 'ws') {
+      ws.close(1008, 'tunnel closed');
+      return;
+    }
+    const user: WsUser = { ws, bytesIn: 0, bytesOut: 0 };
+    live.connections += 1;
+    live.lastActivity = Date.now();
+    live.wsUsers.add(user);
+    ws.once('close', () => {
+      live.wsUsers.delete(user);
+      live.bytesIn += user.bytesIn;
+      live.bytesOut += user.bytesOut;
+    });
+    ws.on('error', () => undefined);
+    // The stream pauses the socket when its buffer is full: WebSocket frames get TCP's backpressure too.
+    const stream = createWebSocketStream(ws);
+    stream.on('error', () => undefined);
+    stream.pause();
+    this.reverseFor(
+      live,
+      () => ws.readyState !== ws.OPEN,
+      (r) => this.pairWs(live, stream, user, r),
+      () => ws.close(1011, 'device did not answer'),
+    );
+  }
+
+  /**
+   * Person to device through the stream (it pauses the WebSocket when the device is slow); device to person as one
+   * binary frame per chunk, pausing the device while more than WS_HIGH_WATER bytes wait to be sent. The device side
+   * ending closes the WebSocket with 1000 after its last frame (a WebSocket has no half-close).
+   */
+  private pairWs(live: Live, stream: Duplex, user: WsUser, r: Reverse): void {
+    const device = r.socket;
+    const ws = user.ws;
+    live.sockets.add(device);
+    device.setNoDelay(true);
+    device.on('error', () => undefined);
+    const ended = () => {
+      if (ws.readyState === ws.OPEN) ws.close(1000);
+    };
+    device.once('end', ended);
+    device.once('close', () => {
+      live.sockets.delete(device);
+      ended();
+    });
+    ws.once('close', () => device.destroy());
+    const toPerson = (chunk: Buffer) => {
+      user.bytesOut += chunk.length;
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(chunk, { binary: true }, () => {
+        if (device.isPaused() && ws.bufferedAmount < WS_HIGH_WATER / 2) device.resume();
+      });
+      if (ws.bufferedAmount > WS_HIGH_WATER) device.pause();
+    };
+    if (r.head.length > 0) toPerson(r.head);
+    device.on('data', toPerson);
+    stream.on('data', (chunk: Buffer) => (user.bytesIn += chunk.length));
+    stream.pipe(device, { end: false });
+    device.resume();
   }
 
   private pair(live: Live, user: net.Socket, r: Reverse): void {
@@ -389,8 +533,10 @@ export class TunnelManager {
     this.live.delete(id);
     clearTimeout(live.idleTimer);
     clearTimeout(live.maxTimer);
-    live.server.close();
+    live.server?.close();
     for (const s of live.sockets) s.destroy();
+    // 1001 "going away", the tunnel's reason as the close reason (a stuck peer is cut after ws's close timeout).
+    for (const u of live.wsUsers) u.ws.close(1001, reason);
     for (const [token, w] of this.waiters) {
       if (w.tunnelId === id) {
         this.waiters.delete(token);
@@ -414,6 +560,10 @@ export class TunnelManager {
     for (const u of l.users) {
       bytesIn += u.bytesRead;
       bytesOut += u.bytesWritten;
+    }
+    for (const u of l.wsUsers) {
+      bytesIn += u.bytesIn;
+      bytesOut += u.bytesOut;
     }
     return { bytesIn, bytesOut, connections: l.connections, refused: l.refused };
   }

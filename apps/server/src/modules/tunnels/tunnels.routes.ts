@@ -1,10 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { tunnelBody, tunnelItem, tunnelListQuery, tunnelParams } from '@cellhub/contract/tunnels';
+import { errorBody } from '@cellhub/contract/common';
+import {
+  tunnelBody,
+  tunnelItem,
+  tunnelListQuery,
+  tunnelParams,
+  tunnelWsParams,
+} from '@cellhub/contract/tunnels';
+import { formError } from '../../lib/app-error';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
-import { closeTunnel, listTunnels, openTunnel } from './tunnels.service';
+import { sendAppError } from '../../plugins/error-handler';
+import { admitTunnelConnection, closeTunnel, listTunnels, openTunnel } from './tunnels.service';
 
 const USER = { auth: 'user' } as const;
 const snParams = z.object({ sn: tunnelParams.shape.sn });
@@ -46,7 +55,8 @@ export async function tunnelsRoutes(app: FastifyInstance): Promise<void> {
         tags,
         summary:
           "Open a tunnel to local_ip:local_port on the device's LAN, reachable from the caller's address only " +
-          '(control right). Answers once the device connected back: 20401 offline, 88002 too many open on the ' +
+          '(control right), at a TCP port (exposure tcp) or a WebSocket path on this server (exposure ws, the ' +
+          'address is its ws:// or wss:// URL). Answers once the device connected back: 20401 offline, 88002 too many open on the ' +
           'device, 88003 no free port, 11016 (details.reason timeout, refused or offline) when the device did not ' +
           'answer or refused',
         params: snParams,
@@ -54,8 +64,48 @@ export async function tunnelsRoutes(app: FastifyInstance): Promise<void> {
         response: responses(tunnelItem, ...SIGNED_IN, 503),
       },
     },
-    async (req) => ok(await openTunnel(app.deps, app.tunnels, actorOf(req), req.params.sn, req.body)),
+    async (req) => {
+      // A `ws` tunnel is served where the caller reached this server (behind a proxy: trustProxy decides).
+      const wsOrigin = `${req.protocol === 'https' ? 'wss' : 'ws'}://${req.host}`;
+      return ok(await openTunnel(app.deps, app.tunnels, actorOf(req), req.params.sn, req.body, wsOrigin));
+    },
   );
+
+  r.route({
+    method: 'GET',
+    url: '/api/tunnels/:id/ws/:secret',
+    // No bearer token on a browser WebSocket: the path's secret, the opener's address and the opener's right admit it.
+    config: { auth: 'public' },
+    // The path holds the secret: request lines of this route are not logged.
+    logLevel: 'warn',
+    schema: {
+      tags,
+      summary: "A WebSocket tunnel's connection (WebSocket)",
+      description:
+        'Each WebSocket connection to the path a `ws` tunnel answered with asks the device for one reverse ' +
+        "connection to the tunnel's LAN port and carries its bytes both ways: frames from the client (binary; text " +
+        "frames' bytes too) go to the LAN port, the LAN side's bytes come back as binary frames. Admitted only while " +
+        "the tunnel is open, with its secret, from the opener's address, and while the opener may still control the " +
+        'device; otherwise 88001 and no upgrade. The WebSocket closes when either side ends or the tunnel closes. ' +
+        'docs/tunnels.md.',
+      security: [],
+      params: tunnelWsParams,
+      response: {
+        101: z.null().describe('Switching Protocols: the tunnel connection is open'),
+        400: errorBody.describe('not admitted (88001), or not a WebSocket upgrade (10113)'),
+        429: errorBody.describe('too many requests (10104); see Retry-After'),
+      },
+    },
+    preHandler: async (req) => {
+      // Plain GETs get the handler's 10113; only an upgrade is checked (and asks the database).
+      if (!req.ws) return;
+      await admitTunnelConnection(app.deps, app.tunnels, req.params.id, req.params.secret, req.ip);
+    },
+    handler: (_request, reply) => {
+      sendAppError(reply, formError('upgrade', 'WebSocket upgrade required'));
+    },
+    wsHandler: (socket, req) => app.tunnels.wsUser(req.params.id, socket),
+  });
 
   r.post(
     '/api/devices/:sn/tunnels/:id/close',

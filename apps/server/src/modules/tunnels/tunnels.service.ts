@@ -1,13 +1,13 @@
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { TunnelItem, tunnelBody, TunnelReason } from '@cellhub/contract/tunnels';
+import type { TunnelExposure, TunnelItem, tunnelBody, TunnelReason } from '@cellhub/contract/tunnels';
 import { AppError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import type { PageQuery } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { accessibleDevice } from '../devices/device-access';
 import { users } from '../users/users.table';
-import { plainIp, TunnelFailure, type TunnelManager } from './tunnel-manager';
+import { plainIp, TunnelFailure, type TunnelManager, type TunnelTarget } from './tunnel-manager';
 import { type TunnelRow, tunnels } from './tunnels.table';
 
 type Body = z.output<typeof tunnelBody>;
@@ -16,6 +16,25 @@ type Body = z.output<typeof tunnelBody>;
 export const TUNNELS_PER_DEVICE = 4;
 const LIVE = ['opening', 'open'] as const;
 
+/**
+ * A `ws` tunnel's row keeps the origin people connect to (`ws://host:port`, `wss://...`) in `host`, where a `tcp`
+ * tunnel keeps the bare host of its port: the exposure is read from it (no column of its own).
+ */
+const exposureOf = (row: TunnelRow): TunnelExposure => (/^wss?:\/\//.test(row.host) ? 'ws' : 'tcp');
+
+/** The path of a `ws` tunnel; its secret is the last segment. */
+export const wsTunnelPath = (id: number, secret?: string) =>
+  `/api/tunnels/${id}/ws${secret ? `/${secret}` : ''}`;
+
+function addressOf(manager: TunnelManager, row: TunnelRow): string | null {
+  if (row.status === 'failed' || row.status === 'opening') return null;
+  if (exposureOf(row) === 'tcp') return row.port !== null ? `${row.host}:${row.port}` : null;
+  // The secret lives only in the memory of the instance that holds the tunnel.
+  const secret = row.status === 'open' ? manager.wsSecret(row.id) : null;
+  if (secret) return `${row.host}${wsTunnelPath(row.id, secret)}`;
+  return row.status === 'closed' ? `${row.host}${wsTunnelPath(row.id)}` : null;
+}
+
 function toItem(manager: TunnelManager, sn: string, row: TunnelRow): TunnelItem {
   const live = row.status === 'open' ? manager.counts(row.id) : undefined;
   return {
@@ -23,9 +42,10 @@ function toItem(manager: TunnelManager, sn: string, row: TunnelRow): TunnelItem 
     sn,
     name: row.name,
     protocol: row.protocol,
+    exposure: exposureOf(row),
     local_ip: row.localIp,
     local_port: row.localPort,
-    address: row.port !== null && row.status !== 'failed' ? `${row.host}:${row.port}` : null,
+    address: addressOf(manager, row),
     status: row.status,
     code: row.status === 'opening' ? 11015 : row.status === 'failed' ? 11016 : null,
     reason: row.reason ?? null,
@@ -68,6 +88,8 @@ export async function listTunnels(
  * Opens a tunnel to `local_ip:local_port` on the device's LAN, for the caller's address only. Waits for the device's
  * first reverse connection (TUNNEL_OPEN_TIMEOUT_S): 11016 with the reason in `details` when it does not answer,
  * refuses or cannot be reached; the row stays as a failed tunnel. The opening is audited with the row.
+ * `wsOrigin` (`ws://host[:port]` or `wss://...`, where the caller reached this server) is where a `ws` tunnel's path
+ * is served.
  */
 export async function openTunnel(
   deps: Deps,
@@ -75,6 +97,7 @@ export async function openTunnel(
   actor: Actor,
   sn: string,
   body: Body,
+  wsOrigin: string,
 ): Promise<TunnelItem> {
   const device = await accessibleDevice(deps.db, actor, sn, 'control');
   if (!deps.link.online(device.sn, device.online)) throw new AppError(20401);
@@ -98,7 +121,7 @@ export async function openTunnel(
         localIp: body.local_ip,
         localPort: body.local_port,
         endpoint: `${endpoint.host}:${endpoint.port}`,
-        host: cfg.address,
+        host: body.exposure === 'ws' ? wsOrigin : cfg.address,
         allowedIp,
         idleTimeout: Math.round(cfg.idleMs / 1000),
         expiresAt: new Date(deps.now().getTime() + cfg.maxMs),
@@ -113,6 +136,7 @@ export async function openTunnel(
         tunnel: made!.id,
         name: body.name,
         protocol: body.protocol,
+        exposure: body.exposure,
         local_ip: body.local_ip,
         local_port: body.local_port,
         allowed_ip: allowedIp,
@@ -143,11 +167,16 @@ export async function openTunnel(
       })
       .where(eq(tunnels.id, row.id))
       .returning();
-  let port: number;
+  let port: number | null;
   try {
-    port = await manager.open(target, cfg.openTimeoutMs, async (reason, counts) => {
-      await finish('closed', reason, counts);
-    });
+    ({ port } = await manager.open(
+      target,
+      cfg.openTimeoutMs,
+      async (reason, counts) => {
+        await finish('closed', reason, counts);
+      },
+      body.exposure,
+    ));
   } catch (err) {
     const reason = err instanceof TunnelFailure ? err.reason : null;
     // Closed by a person while opening: closed, not failed.
@@ -216,26 +245,59 @@ export async function closeTunnel(
 }
 
 /**
+ * Admits a WebSocket connection to a `ws` tunnel's path, before the upgrade: the tunnel open on this instance with
+ * this secret, the connection from the opener's address, and the opener still in control of the device (asked of the
+ * authorisation layer at each connection, as for a request of theirs; losing it closes the tunnel, `revoked`).
+ * Every refusal answers 88001, as if there were no such tunnel; another address is counted like at a TCP port.
+ */
+export async function admitTunnelConnection(
+  deps: Deps,
+  manager: TunnelManager,
+  id: number,
+  secret: string,
+  ip: string,
+): Promise<void> {
+  const target = manager.wsTarget(id, secret);
+  if (!target) throw new AppError(88001);
+  if (plainIp(ip) !== target.allowedIp) {
+    manager.refuse(id);
+    throw new AppError(88001);
+  }
+  if (!(await openerControls(deps, target))) {
+    await manager.close(id, 'revoked');
+    throw new AppError(88001);
+  }
+}
+
+/** Whether the opener of a tunnel may still control its device (the authorisation layer's `control`). */
+async function openerControls(deps: Deps, t: TunnelTarget): Promise<boolean> {
+  const [u] = await deps.db
+    .select({ id: users.id, username: users.username, role: users.role })
+    .from(users)
+    .where(eq(users.id, t.uid));
+  if (!u) return false;
+  const opener: Actor = {
+    uid: u.id,
+    username: u.username,
+    role: u.role,
+    ip: '',
+    userAgent: '',
+    sessionId: 0,
+  };
+  return accessibleDevice(deps.db, opener, t.sn, 'control').then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
  * The shares of these devices changed (or a device changed hands): each live tunnel on them whose opener may no longer
  * control the device is closed (`revoked`). The opener's right is asked of the authorisation layer as for a request
  * of theirs (`accessibleDevice`, control).
  */
 export async function recheckTunnels(deps: Deps, manager: TunnelManager, deviceIds: number[]): Promise<void> {
   for (const t of manager.liveOn(deviceIds)) {
-    const [u] = await deps.db
-      .select({ id: users.id, username: users.username, role: users.role })
-      .from(users)
-      .where(eq(users.id, t.uid));
-    const opener: Actor | undefined = u
-      ? { uid: u.id, username: u.username, role: u.role, ip: '', userAgent: '', sessionId: 0 }
-      : undefined;
-    const allowed = opener
-      ? await accessibleDevice(deps.db, opener, t.sn, 'control').then(
-          () => true,
-          () => false,
-        )
-      : false;
-    if (!allowed) await manager.close(t.id, 'revoked');
+    if (!(await openerControls(deps, t))) await manager.close(t.id, 'revoked');
   }
 }
 
