@@ -13,6 +13,7 @@ const OPEN: TunnelItem = {
   sn: 'DTU-1',
   name: 'PLC web',
   protocol: 'http',
+  exposure: 'tcp',
   local_ip: '192.168.1.10',
   local_port: 80,
   address: 'cellhub.example.com:21003',
@@ -40,6 +41,15 @@ const FAILED: TunnelItem = {
   reason: 'refused',
   expires_at: null,
   closed_at: '2026-11-26T13:00:00.000Z',
+};
+
+const WS: TunnelItem = {
+  ...OPEN,
+  id: 4,
+  name: 'Terminal',
+  protocol: 'tcp',
+  exposure: 'ws',
+  local_port: 22,
 };
 
 function Page() {
@@ -97,9 +107,46 @@ describe('remote tunnel tab', () => {
     expect(second.find((c) => c.method === 'POST')?.body).toEqual({
       name: 'PLC web',
       protocol: 'tcp',
+      exposure: 'tcp',
       local_ip: '192.168.1.10',
       local_port: 8080,
     });
+  });
+
+  it('opens a WebSocket tunnel and shows its URL with a copy button', async () => {
+    const url = 'wss://cellhub.example.com/api/tunnels/4/ws/s3cr3t-abcdefghijklmnopqrstuvwx';
+    const calls = mockApi({
+      'GET /api/devices/DTU-1/tunnels': { data: [{ ...WS, address: url }], total: 1 },
+      'POST /api/devices/DTU-1/tunnels': (body) => ({ data: { ...WS, ...(body as object), address: url } }),
+    });
+    open();
+    await screen.findByText('Terminal');
+    const live = row('Terminal');
+    expect(within(live).getByText(url)).toBeTruthy();
+    expect(within(live).getByText(`TCP · ${zhCN['tunnels.exposure.ws']}`)).toBeTruthy();
+    expect(within(live).getByText(zhCN['tunnels.ws.hint'], { exact: false })).toBeTruthy();
+    expect(live.querySelector('.arco-typography-operation-copy')).not.toBeNull();
+
+    fireEvent.click(screen.getByTestId('tunnel-open'));
+    const form = await screen.findByTestId('tunnel-form');
+    fireEvent.change(within(form).getByPlaceholderText(zhCN['tunnels.form.name.placeholder']), {
+      target: { value: 'Terminal' },
+    });
+    fireEvent.change(within(form).getByPlaceholderText('80'), { target: { value: '22' } });
+    fireEvent.click(within(form).getByText(zhCN['tunnels.exposure.ws']));
+    fireEvent.click(screen.getByRole('button', { name: zhCN['tunnels.form.submit'] }));
+    await waitFor(() => expect(screen.queryByTestId('tunnel-form')).toBeNull());
+    expect(calls.find((c) => c.method === 'POST')?.body).toMatchObject({ exposure: 'ws', local_port: 22 });
+  });
+
+  it('shows a closed WebSocket tunnel without its secret or a copy button', async () => {
+    const closed = { ...WS, status: 'closed', reason: 'idle', address: 'wss://h/api/tunnels/4/ws' } as const;
+    mockApi({ 'GET /api/devices/DTU-1/tunnels': { data: [closed], total: 1 } });
+    open();
+    await screen.findByText('Terminal');
+    const item = row('Terminal');
+    expect(within(item).getByText('wss://h/api/tunnels/4/ws')).toBeTruthy();
+    expect(item.querySelector('.arco-typography-operation-copy')).toBeNull();
   });
 
   it('refuses an address that is not IPv4 before sending', async () => {

@@ -21,6 +21,7 @@ import {
 import { IconPlus, IconRefresh } from '@arco-design/web-react/icon';
 import {
   IPV4_RULE,
+  TUNNEL_EXPOSURES,
   TUNNEL_PROTOCOLS,
   type TunnelBody,
   type TunnelItem,
@@ -49,14 +50,16 @@ const reasonText = (t: Translate, reason: TunnelReason | null | undefined) =>
 
 function AddressCell({ item, t }: { item: TunnelItem; t: Translate }) {
   if (!item.address) return <Typography.Text type="secondary">-</Typography.Text>;
-  const live = item.status === 'open';
-  const href = item.protocol === 'http' ? `http://${item.address}` : undefined;
+  const ws = item.exposure === 'ws';
+  // A ws URL carries its secret while open; closed ones are history without it.
+  const live = item.status === 'open' && (!ws || /\/ws\/[^/]+$/.test(item.address));
+  const href = item.protocol === 'http' && !ws ? `http://${item.address}` : undefined;
   return (
     <Space direction="vertical" size={0}>
       <Typography.Text
         copyable={live ? { text: item.address } : false}
         type={live ? undefined : 'secondary'}
-        style={{ margin: 0, whiteSpace: 'nowrap' }}
+        style={ws ? { margin: 0, wordBreak: 'break-all' } : { margin: 0, whiteSpace: 'nowrap' }}
         data-testid="tunnel-address"
       >
         {live && href ? (
@@ -69,6 +72,7 @@ function AddressCell({ item, t }: { item: TunnelItem; t: Translate }) {
       </Typography.Text>
       {live && (
         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          {ws && `${t('tunnels.ws.hint')} · `}
           {t('tunnels.allowed', { ip: item.allowed_ip })}
         </Typography.Text>
       )}
@@ -110,7 +114,7 @@ function OpenTunnelModal({ sn, onClose }: { sn: string; onClose: () => void }) {
       <Form
         form={form}
         layout="vertical"
-        initialValues={{ protocol: 'tcp', local_ip: '192.168.1.10' }}
+        initialValues={{ protocol: 'tcp', exposure: 'tcp', local_ip: '192.168.1.10' }}
         disabled={open.isPending}
       >
         <Form.Item
@@ -129,6 +133,19 @@ function OpenTunnelModal({ sn, onClose }: { sn: string; onClose: () => void }) {
             {TUNNEL_PROTOCOLS.map((p) => (
               <Radio key={p} value={p}>
                 {p.toUpperCase()}
+              </Radio>
+            ))}
+          </Radio.Group>
+        </Form.Item>
+        <Form.Item
+          label={t('tunnels.form.exposure')}
+          field="exposure"
+          extra={t('tunnels.form.exposure.help')}
+        >
+          <Radio.Group type="button" data-testid="tunnel-exposure">
+            {TUNNEL_EXPOSURES.map((e) => (
+              <Radio key={e} value={e}>
+                {t(`tunnels.exposure.${e}`)}
               </Radio>
             ))}
           </Radio.Group>
@@ -207,6 +224,7 @@ export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: 
           </Typography.Text>
           <Typography.Text type="secondary" style={muted}>
             {r.protocol.toUpperCase()}
+            {r.exposure === 'ws' ? ` · ${t('tunnels.exposure.ws')}` : ''}
           </Typography.Text>
         </Space>
       ),
@@ -222,7 +240,7 @@ export default function TunnelsPanel({ sn, readOnly }: { sn: string; readOnly?: 
     },
     {
       title: t('tunnels.col.address'),
-      width: 200,
+      width: 240,
       render: (_: unknown, r) => <AddressCell item={r} t={t} />,
     },
     {

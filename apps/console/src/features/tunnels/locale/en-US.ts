@@ -44,6 +44,12 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'tunnels.form.name.required': 'Enter a name',
   'tunnels.form.protocol': 'Protocol',
   'tunnels.form.protocol.help': 'HTTP travels over TCP too; the address is shown as an http:// link.',
+  'tunnels.form.exposure': 'Expose as',
+  'tunnels.form.exposure.help':
+    "TCP port: connect with any TCP client. WebSocket: through the platform's own HTTP(S) port, for tools in the browser or networks that only let HTTPS through; each WebSocket connection's binary frames carry the TCP bytes.",
+  'tunnels.exposure.tcp': 'TCP port',
+  'tunnels.exposure.ws': 'WebSocket',
+  'tunnels.ws.hint': 'The WebSocket URL holds a secret: keep it to yourself',
   'tunnels.form.localIp': 'Local IP',
   'tunnels.form.localIp.placeholder': "An address on the device's LAN, e.g. 192.168.1.10",
   'tunnels.form.localIp.required': 'Enter the local IP',

@@ -42,6 +42,12 @@ const zhCN = {
   'tunnels.form.name.required': '请输入名称',
   'tunnels.form.protocol': '协议',
   'tunnels.form.protocol.help': 'HTTP 也经由 TCP 转发，地址会以 http:// 链接显示。',
+  'tunnels.form.exposure': '开放方式',
+  'tunnels.form.exposure.help':
+    'TCP 端口：用任意 TCP 客户端连接；WebSocket：经平台自身的 HTTP(S) 端口，用浏览器内的工具或只放行 HTTPS 的网络连接，每条 WebSocket 连接的二进制帧即为 TCP 字节流。',
+  'tunnels.exposure.tcp': 'TCP 端口',
+  'tunnels.exposure.ws': 'WebSocket',
+  'tunnels.ws.hint': 'WebSocket 地址含密钥，请勿外传',
   'tunnels.form.localIp': '本地 IP',
   'tunnels.form.localIp.placeholder': '设备局域网内的地址，例如 192.168.1.10',
   'tunnels.form.localIp.required': '请输入本地 IP',
