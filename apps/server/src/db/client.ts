@@ -28,7 +28,7 @@ export interface Database {
 }
 
 // Arbitrary constant: serialises migrations when several instances start against one PostgreSQL.
-const MIGRATION_LOCK = 727_001;
+export const MIGRATION_LOCK = 727_001;
 
 /**
  * `databaseUrl` postgres://... → node-postgres; `memory://` → throwaway PGlite; undefined → PGlite in DATA_DIR/pg.
