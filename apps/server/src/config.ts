@@ -175,6 +175,8 @@ const envSchema = z.object({
   TUNNEL_OPEN_TIMEOUT_S: z.coerce.number().int().min(1).max(300).default(15),
   TUNNEL_IDLE_S: z.coerce.number().int().min(1).max(86_400).default(600),
   TUNNEL_MAX_S: z.coerce.number().int().min(1).max(604_800).default(7200),
+  /** Where uploaded files live (docs/storage.md): `dir` (DATA_DIR/files, one instance) or `postgres` (shared). */
+  FILE_STORE: z.enum(['dir', 'postgres']).default('dir'),
   MAP_TIANDITU_KEY: optionalString.pipe(
     z
       .string()
@@ -262,6 +264,11 @@ export interface Config {
     idleMs: number;
     maxMs: number;
   };
+  /**
+   * FILE_STORE (docs/storage.md): where firmware binaries, application packages and scene images live. `dir`:
+   * DATA_DIR/files, for one instance; `postgres`: chunks in the database, shared by every instance on it.
+   */
+  fileStore: 'dir' | 'postgres';
   /** MAP_TILES / MAP_TIANDITU_KEY: the map tiles until an admin saves the setting (system settings, Map). */
   mapTiles: { provider: MapTileProvider; customUrl: string; tiandituKey: string };
 }
@@ -353,6 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       idleMs: e.TUNNEL_IDLE_S * 1000,
       maxMs: e.TUNNEL_MAX_S * 1000,
     },
+    fileStore: e.FILE_STORE,
     mapTiles: (MAP_TILE_PROVIDERS as readonly string[]).includes(e.MAP_TILES)
       ? { provider: e.MAP_TILES as MapTileProvider, customUrl: '', tiandituKey: e.MAP_TIANDITU_KEY ?? '' }
       : { provider: 'custom', customUrl: e.MAP_TILES, tiandituKey: e.MAP_TIANDITU_KEY ?? '' },

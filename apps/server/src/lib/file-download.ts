@@ -2,8 +2,9 @@
  * Sending a stored file: Range requests (206 / 416), If-Range, the ETag and a Content-Disposition that keeps any
  * file name (RFC 6266 / RFC 5987). Shared by the OTA download of devices and the downloads of people.
  */
-import { createReadStream, type ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { AppError } from './app-error';
+import type { ByteSpan } from './file-store';
 
 /**
  * `Range: bytes=a-b | a- | -n` against a file of `size` bytes: the inclusive byte span, `undefined` to send the whole
@@ -49,16 +50,16 @@ export interface FileAnswer {
   status: 200 | 206;
   headers: Record<string, string>;
   /** Undefined for an empty file. */
-  stream: ReadStream | undefined;
+  stream: Readable | undefined;
 }
 
 /**
- * The answer for a stored file of `size` bytes at `path`: the whole file, or the asked span (206) when `range`
+ * The answer for a stored file of `size` bytes read by `read` (a FileStore's, lib/file-store.ts): the whole file, or the asked span (206) when `range`
  * holds one and `ifRange` (if sent) is still the file's ETag; an unsatisfiable span throws 416 / 10113 with
  * `Content-Range: bytes *\/size`. `headers` are added to the answer (content type, disposition, cache control).
  */
 export function fileAnswer(
-  file: { path: string; size: number; etag: string },
+  file: { read: (span?: ByteSpan) => Readable; size: number; etag: string },
   request: { range?: string; ifRange?: string },
   headers: Record<string, string>,
 ): FileAnswer {
@@ -80,9 +81,9 @@ export function fileAnswer(
     return {
       status: 206,
       headers: out,
-      stream: createReadStream(file.path, { start: span.start, end: span.end }),
+      stream: file.read(span),
     };
   }
   out['content-length'] = String(size);
-  return { status: 200, headers: out, stream: size > 0 ? createReadStream(file.path) : undefined };
+  return { status: 200, headers: out, stream: size > 0 ? file.read() : undefined };
 }

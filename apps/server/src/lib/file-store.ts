@@ -1,30 +1,70 @@
 /**
- * The uploaded-file store shared by firmware and applications: a file is streamed to a temporary file beside its
- * final place (same file system, so the rename is atomic) while its size is counted, its first bytes are checked and
- * MD5 and SHA-256 are computed; it is renamed into place (DATA_DIR/files/<area>/<file_id>) only when every check
- * passed. Nothing is ever held whole in memory, and a refused file leaves nothing behind.
+ * The uploaded-file store shared by firmware, applications and scenes. A file is streamed into a FileStore while its
+ * size is counted, its first bytes are checked and MD5 and SHA-256 are computed; it becomes readable under a new id
+ * only when every check passed. Nothing is ever held whole in memory, and a refused file leaves nothing behind.
+ *
+ * Two stores (FILE_STORE, docs/storage.md): `dir` keeps files at DATA_DIR/files/<area>/<file_id> (one instance;
+ * an upload goes to a temporary file beside its final place, so the rename is atomic); `postgres` keeps them in
+ * the database in chunks (lib/file-store-pg.ts), so every instance on one database serves every file.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { AppError, formError } from './app-error';
 import type { Deps } from './deps';
+import { pgFileStore } from './file-store-pg';
+
+/** One stored file: the area (`firmware`, `applications`, `scenes`) and the id the store gave it. */
+export interface FileRef {
+  area: string;
+  fileId: string;
+}
+
+/** Inclusive byte span. */
+export interface ByteSpan {
+  start: number;
+  end: number;
+}
+
+/** An upload in progress: bytes in order, then `commit` (the file becomes readable) or `abort` (nothing left). */
+export interface FileWriter {
+  /** Resolves once the bytes may be dropped by the caller (backpressure). */
+  write(chunk: Buffer): Promise<void>;
+  /** The new file's id. */
+  commit(): Promise<string>;
+  abort(): Promise<void>;
+}
+
+export interface FileStore {
+  readonly kind: 'dir' | 'postgres';
+  writer(area: string): FileWriter;
+  /**
+   * The file's bytes, or the inclusive span of them; opened lazily, so a missing file is an error of the stream.
+   * Ask `size` first where an answer depends on the file existing.
+   */
+  read(ref: FileRef, span?: ByteSpan): Readable;
+  /** Bytes, or undefined when the store does not hold the file. */
+  size(ref: FileRef): Promise<number | undefined>;
+  /** Removes files; one already gone is fine. */
+  remove(area: string, fileIds: string[]): Promise<void>;
+}
+
+export type FileStoreDeps = Pick<Deps, 'config' | 'db' | 'log'>;
 
 export interface StoredFile {
   fileId: string;
-  /** Absolute. */
-  path: string;
   size: number;
   md5: string;
   sha256: string;
 }
 
 export interface StreamStoreOptions {
-  /** The area's directory (absolute); temporary parts go to its `tmp/`. */
-  dir: string;
+  store: FileStore;
+  /** The area (a folder name): `firmware`, `applications`, `scenes`. */
+  area: string;
   maxBytes: number;
   /** The 50001 refusal past `maxBytes` (its message names what is too large). */
   tooLarge: () => AppError;
@@ -46,12 +86,78 @@ export interface StreamStoreOptions {
 
 export const SNIFF_BYTES = 512;
 
-/** The directory of an area's files under DATA_DIR. */
+/** The directory of an area's files under DATA_DIR (the `dir` store; the `postgres` store reads old files there). */
 export const filesDir = (deps: Pick<Deps, 'config'>, area: string): string =>
   path.join(deps.config.dataDir, 'files', area);
 
 /** A stored file's path; `fileId` is reduced to its base name so it can never leave the directory. */
 export const storedFilePath = (dir: string, fileId: string): string => path.join(dir, path.basename(fileId));
+
+/** FILE_STORE=dir: DATA_DIR/files/<area>/<file_id>; uploads in progress in <area>/tmp/. */
+export function dirFileStore(dataDir: string): FileStore {
+  const dirOf = (area: string) => path.join(dataDir, 'files', path.basename(area));
+  const pathOf = (ref: FileRef) => storedFilePath(dirOf(ref.area), ref.fileId);
+  return {
+    kind: 'dir',
+    writer(area) {
+      const tmp = path.join(dirOf(area), 'tmp', `${randomUUID()}.part`);
+      let out: ReturnType<typeof createWriteStream> | undefined;
+      let outDone: Promise<unknown> = Promise.resolve();
+      // A write error is raised by the next write or by commit; this keeps it from being an unhandled 'error'.
+      let writeError: Error | undefined;
+      const open = async () => {
+        await mkdir(path.dirname(tmp), { recursive: true });
+        const s = createWriteStream(tmp, { flags: 'wx' });
+        outDone = once(s, 'close');
+        s.on('error', (err) => (writeError = err));
+        return s;
+      };
+      return {
+        async write(chunk) {
+          out ??= await open();
+          if (writeError) throw writeError;
+          if (!out.write(chunk)) await once(out, 'drain');
+        },
+        async commit() {
+          out ??= await open();
+          out.end();
+          await outDone;
+          if (writeError) {
+            await rm(tmp, { force: true });
+            throw writeError;
+          }
+          const fileId = randomUUID();
+          await rename(tmp, pathOf({ area, fileId }));
+          return fileId;
+        },
+        async abort() {
+          if (!out) return;
+          out.destroy();
+          await outDone.catch(() => undefined);
+          await rm(tmp, { force: true });
+        },
+      };
+    },
+    read: (ref, span) => createReadStream(pathOf(ref), span ? { start: span.start, end: span.end } : {}),
+    async size(ref) {
+      try {
+        const st = await stat(pathOf(ref));
+        return st.isFile() ? st.size : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async remove(area, fileIds) {
+      await Promise.all(fileIds.map((id) => rm(pathOf({ area, fileId: id }), { force: true })));
+    },
+  };
+}
+
+/** The store FILE_STORE names. Stateless: cheap to ask for on every call. */
+export function fileStore(deps: FileStoreDeps): FileStore {
+  const dir = dirFileStore(deps.config.dataDir);
+  return deps.config.fileStore === 'postgres' ? pgFileStore(deps.db, dir) : dir;
+}
 
 export const fileTypeError = (reason: string): AppError =>
   new AppError(50002, 415, `File type error: ${reason}`, [{ field: 'file', message: reason }]);
@@ -98,34 +204,20 @@ export const withoutBom = (head: Buffer): Buffer =>
   startsWith(head, [0xef, 0xbb, 0xbf]) ? head.subarray(3) : head;
 
 /**
- * Streams `source` into `options.dir`. Refusals: 50002 for `refused` or the first bytes, 50001 past `maxBytes`,
- * 10113 for an empty file or a checksum mismatch.
+ * Streams `source` into `options.store` under `options.area`. Refusals: 50002 for `refused` or the first bytes,
+ * 50001 past `maxBytes`, 10113 for an empty file or a checksum mismatch. A refused file leaves nothing behind.
  */
 export async function storeStream(source: Readable, options: StreamStoreOptions): Promise<StoredFile> {
   const max = options.maxBytes;
   let failure: AppError | undefined = options.refused;
   if (failure && !options.drainOnFailure) throw failure;
 
-  const tmpDir = path.join(options.dir, 'tmp');
-  await mkdir(tmpDir, { recursive: true });
-  const tmp = path.join(tmpDir, `${randomUUID()}.part`);
-  const out = createWriteStream(tmp, { flags: 'wx' });
-  const outDone = once(out, 'close');
-  // A write error is raised by `drain` or `finish` below; this keeps it from being an unhandled 'error' event.
-  let writeError: Error | undefined;
-  out.on('error', (err) => (writeError = err));
-
+  const out = options.store.writer(options.area);
   const md5 = createHash('md5');
   const sha256 = createHash('sha256');
   let size = 0;
   let head: Buffer = Buffer.alloc(0);
   let sniffed = false;
-
-  const cleanUp = async () => {
-    out.destroy();
-    await outDone.catch(() => undefined);
-    await rm(tmp, { force: true });
-  };
 
   try {
     for await (const data of source) {
@@ -152,8 +244,7 @@ export async function storeStream(source: Readable, options: StreamStoreOptions)
       }
       md5.update(chunk);
       sha256.update(chunk);
-      if (writeError) throw writeError;
-      if (!out.write(chunk)) await once(out, 'drain');
+      await out.write(chunk);
     }
     if (!failure && size === 0) failure = formError('file', 'the file is empty');
     if (!failure && !sniffed) {
@@ -161,25 +252,19 @@ export async function storeStream(source: Readable, options: StreamStoreOptions)
       if (reason) failure = fileTypeError(reason);
     }
   } catch (err) {
-    await cleanUp();
+    await out.abort();
     // A multipart limit of the request (one byte over the maximum) ends the part with a 413 error.
     if ((err as { statusCode?: number }).statusCode === 413) throw options.tooLarge();
     throw err;
   }
   if (failure) {
-    await cleanUp();
+    await out.abort();
     throw failure;
   }
 
-  out.end();
-  await outDone;
-  if (writeError) {
-    await rm(tmp, { force: true });
-    throw writeError;
-  }
   const digests = { md5: md5.digest('hex'), sha256: sha256.digest('hex') };
   if (options.expect?.checksum && digests[options.expect.algorithm] !== options.expect.checksum) {
-    await rm(tmp, { force: true });
+    await out.abort();
     throw new AppError(10113, 400, 'The checksum does not match the file', [
       {
         field: 'checksum',
@@ -187,25 +272,16 @@ export async function storeStream(source: Readable, options: StreamStoreOptions)
       },
     ]);
   }
-  const fileId = randomUUID();
-  const finalPath = storedFilePath(options.dir, fileId);
-  await rename(tmp, finalPath);
-  return { fileId, path: finalPath, size, ...digests };
+  const fileId = await out.commit();
+  return { fileId, size, ...digests };
 }
 
 /** Removes stored files; a file already gone is fine, any other failure is logged, never thrown. */
-export async function removeStoredFiles(
-  deps: Pick<Deps, 'log'>,
-  dir: string,
-  fileIds: string[],
-): Promise<void> {
-  await Promise.all(
-    fileIds.map((id) =>
-      rm(storedFilePath(dir, id), { force: true }).catch((err: unknown) =>
-        deps.log.warn({ err, fileId: id }, 'could not remove a stored file'),
-      ),
-    ),
-  );
+export async function removeStoredFiles(deps: FileStoreDeps, area: string, fileIds: string[]): Promise<void> {
+  if (fileIds.length === 0) return;
+  await fileStore(deps)
+    .remove(area, fileIds)
+    .catch((err: unknown) => deps.log.warn({ err, area, fileIds }, 'could not remove stored files'));
 }
 
 /**

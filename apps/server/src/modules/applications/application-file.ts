@@ -12,6 +12,9 @@ import {
 import { AppError, formError } from '../../lib/app-error';
 import type { Deps } from '../../lib/deps';
 import {
+  type FileRef,
+  fileStore,
+  type FileStoreDeps,
   fileTypeError,
   filesDir,
   looksLikeMarkup,
@@ -19,17 +22,19 @@ import {
   removeStoredFiles,
   startsWith,
   type StoredFile,
-  storedFilePath,
   storeStream,
   withoutBom,
 } from '../../lib/file-store';
 
 type Extension = (typeof APPLICATION_EXTENSIONS)[number];
 
-export const applicationDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, 'applications');
+const AREA = 'applications';
 
-export const applicationFilePath = (deps: Pick<Deps, 'config'>, fileId: string): string =>
-  storedFilePath(applicationDir(deps), fileId);
+/** Where the `dir` store keeps packages (DATA_DIR/files/applications). */
+export const applicationDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, AREA);
+
+/** A version's package in the file store (FILE_STORE). */
+export const applicationFileRef = (fileId: string): FileRef => ({ area: AREA, fileId });
 
 /** The type a package is sent with. Always an attachment, so no type here is ever rendered by the browser. */
 const CONTENT_TYPES: Record<Extension, string> = {
@@ -110,11 +115,11 @@ export const packageTooLarge = (max: number): AppError =>
   new AppError(50001, 413, `The package is larger than the limit of ${max} bytes`, { max_bytes: max });
 
 /**
- * Streams a package into DATA_DIR/files/applications. Refusals: 50002 for the name or the first bytes, 50001 past
+ * Streams a package into the file store (FILE_STORE). Refusals: 50002 for the name or the first bytes, 50001 past
  * APPLICATION_MAX_BYTES, 10113 for an empty file or a SHA-256 other than `expectSha256`.
  */
 export async function storeApplicationStream(
-  deps: Pick<Deps, 'config'>,
+  deps: FileStoreDeps,
   source: Readable,
   filename: string,
   expectSha256: string,
@@ -130,7 +135,8 @@ export async function storeApplicationStream(
   }
   try {
     const stored = await storeStream(source, {
-      dir: applicationDir(deps),
+      store: fileStore(deps),
+      area: AREA,
       maxBytes: max,
       tooLarge: () => packageTooLarge(max),
       sniff: (head, complete) => sniffApplication(head, ext, complete),
@@ -150,10 +156,8 @@ export async function storeApplicationStream(
   }
 }
 
-export const removeApplicationFiles = (
-  deps: Pick<Deps, 'config' | 'log'>,
-  fileIds: string[],
-): Promise<void> => removeStoredFiles(deps, applicationDir(deps), fileIds);
+export const removeApplicationFiles = (deps: FileStoreDeps, fileIds: string[]): Promise<void> =>
+  removeStoredFiles(deps, AREA, fileIds);
 
 const ICON_SIGNATURES: Record<(typeof APPLICATION_ICON_TYPES)[number], (b: Buffer) => boolean> = {
   'image/png': (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),

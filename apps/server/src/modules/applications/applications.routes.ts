@@ -22,6 +22,7 @@ import {
 } from '@cellhub/contract/applications';
 import { errorBody } from '@cellhub/contract/common';
 import { contentDisposition, fileAnswer } from '../../lib/file-download';
+import { type FileRef, fileStore } from '../../lib/file-store';
 import { receiveUpload } from '../../lib/multipart-upload';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
@@ -49,11 +50,12 @@ const USER = { auth: 'user' } as const;
 function sendPackage(
   req: FastifyRequest,
   reply: FastifyReply,
-  file: { path: string; filename: string; size: number; sha256: string; contentType: string },
+  file: { file: FileRef; filename: string; size: number; sha256: string; contentType: string },
 ) {
   const ifRange = req.headers['if-range'];
+  const store = fileStore(req.server.deps);
   const answer = fileAnswer(
-    { path: file.path, size: file.size, etag: `"${file.sha256}"` },
+    { read: (span) => store.read(file.file, span), size: file.size, etag: `"${file.sha256}"` },
     { range: req.headers.range, ifRange: typeof ifRange === 'string' ? ifRange : undefined },
     {
       'content-type': file.contentType,

@@ -19,12 +19,12 @@ import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import { openToSignedIn, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
-import { cleanFilename } from '../../lib/file-store';
+import { cleanFilename, type FileRef } from '../../lib/file-store';
 import { countPerId, likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { signLink, verifyLink } from './application-link';
 import {
-  applicationFilePath,
+  applicationFileRef,
   checkIcon,
   removeApplicationFiles,
   storeApplicationStream,
@@ -443,11 +443,11 @@ export async function applicationVersionFile(
   actor: Actor,
   applicationId: number,
   versionId: number,
-): Promise<{ path: string; filename: string; size: number; sha256: string; contentType: string }> {
+): Promise<{ file: FileRef; filename: string; size: number; sha256: string; contentType: string }> {
   openToSignedIn(actor);
   const v = await findVersion(deps.db, applicationId, versionId);
   return {
-    path: applicationFilePath(deps, v.fileId),
+    file: applicationFileRef(v.fileId),
     filename: v.filename,
     size: v.size,
     sha256: v.sha256,
@@ -478,7 +478,7 @@ export async function applicationDownloadLink(
 export async function linkedVersionFile(
   deps: Deps,
   token: string,
-): Promise<{ path: string; filename: string; size: number; sha256: string; contentType: string }> {
+): Promise<{ file: FileRef; filename: string; size: number; sha256: string; contentType: string }> {
   const grant = verifyLink(deps.box, token);
   const refused = () => new AppError(10107, 400, 'The download link is invalid or has expired');
   if (!grant || grant.expiresAt <= deps.now().getTime()) throw refused();
@@ -488,7 +488,7 @@ export async function linkedVersionFile(
     .where(eq(applicationVersions.id, grant.versionId));
   if (!v) throw refused();
   return {
-    path: applicationFilePath(deps, v.fileId),
+    file: applicationFileRef(v.fileId),
     filename: v.filename,
     size: v.size,
     sha256: v.sha256,

@@ -1,6 +1,7 @@
 /**
- * The firmware artifact store: binaries live at DATA_DIR/files/firmware/<file_id>, streamed in by the shared store
- * (lib/file-store.ts: size, first bytes, MD5 and SHA-256 while streaming, nothing held in memory). This file knows
+ * The firmware artifact store: binaries live in the file store (FILE_STORE: DATA_DIR/files/firmware/<file_id> or
+ * the database), streamed in by the shared store (lib/file-store.ts: size, first bytes, MD5 and SHA-256 while
+ * streaming, nothing held in memory). This file knows
  * what a firmware binary is: its name endings, its signatures and its size limit.
  */
 import path from 'node:path';
@@ -9,6 +10,9 @@ import { type ChecksumAlgorithm, FIRMWARE_EXTENSIONS } from '@cellhub/contract/f
 import { AppError } from '../../lib/app-error';
 import type { Deps } from '../../lib/deps';
 import {
+  type FileRef,
+  fileStore,
+  type FileStoreDeps,
   fileTypeError,
   filesDir,
   looksLikeMarkup,
@@ -16,7 +20,6 @@ import {
   removeStoredFiles,
   startsWith,
   type StoredFile,
-  storedFilePath,
   storeStream,
   withoutBom,
 } from '../../lib/file-store';
@@ -37,10 +40,13 @@ export interface StoreOptions {
   drainOnFailure: boolean;
 }
 
-export const firmwareDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, 'firmware');
+const AREA = 'firmware';
 
-export const firmwareFilePath = (deps: Pick<Deps, 'config'>, fileId: string): string =>
-  storedFilePath(firmwareDir(deps), fileId);
+/** Where the `dir` store keeps binaries (DATA_DIR/files/firmware). */
+export const firmwareDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, AREA);
+
+/** A version's binary in the file store (FILE_STORE). */
+export const firmwareFileRef = (fileId: string): FileRef => ({ area: AREA, fileId });
 
 /** The allowed ending of `filename` ('' when it has none), or a 50002 refusal. */
 export function firmwareExtension(filename: string, allowNoExtension = false): string {
@@ -85,7 +91,7 @@ export function sniffFirmware(head: Buffer, ext: string, complete: boolean): str
  * FIRMWARE_MAX_BYTES, 10113 for an empty file or a checksum mismatch. A refused file leaves nothing behind.
  */
 export async function storeFirmwareStream(
-  deps: Pick<Deps, 'config'>,
+  deps: FileStoreDeps,
   source: Readable,
   options: StoreOptions,
 ): Promise<StoredFirmwareFile> {
@@ -99,7 +105,8 @@ export async function storeFirmwareStream(
     refused = err;
   }
   return storeStream(source, {
-    dir: firmwareDir(deps),
+    store: fileStore(deps),
+    area: AREA,
     maxBytes: max,
     tooLarge: () =>
       new AppError(50001, 413, `The firmware is larger than the limit of ${max} bytes`, { max_bytes: max }),
@@ -111,9 +118,6 @@ export async function storeFirmwareStream(
 }
 
 /** Removes stored binaries; a file already gone is fine, any other failure is logged, never thrown. */
-export async function removeFirmwareFiles(
-  deps: Pick<Deps, 'config' | 'log'>,
-  fileIds: string[],
-): Promise<void> {
-  await removeStoredFiles(deps, firmwareDir(deps), fileIds);
+export async function removeFirmwareFiles(deps: FileStoreDeps, fileIds: string[]): Promise<void> {
+  await removeStoredFiles(deps, AREA, fileIds);
 }

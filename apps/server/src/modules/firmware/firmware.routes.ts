@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -21,6 +20,7 @@ import {
   usableFirmwareVersion,
 } from '@cellhub/contract/firmware';
 import { AppError } from '../../lib/app-error';
+import { fileStore } from '../../lib/file-store';
 import { receiveUpload } from '../../lib/multipart-upload';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
@@ -298,7 +298,7 @@ export async function firmwareRoutes(app: FastifyInstance): Promise<void> {
         .header('content-length', String(file.size))
         .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`)
         .header('etag', `"${file.sha256}"`)
-        .send(createReadStream(file.path));
+        .send(fileStore(app.deps).read(file.file));
     },
   );
 }

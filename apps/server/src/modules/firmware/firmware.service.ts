@@ -19,14 +19,14 @@ import type { DbOrTx } from '../../db/client';
 import { AppError, formError } from '../../lib/app-error';
 import { isAdmin, ownerFilter, requireAdmin } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
-import { cleanFilename as cleanStoredName } from '../../lib/file-store';
+import { cleanFilename as cleanStoredName, type FileRef } from '../../lib/file-store';
 import { countPerId, likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { products } from '../products/products.table';
 import { otaTasks } from '../ota/ota.table';
 import { fetchFirmware } from './firmware-fetch';
 import {
-  firmwareFilePath,
+  firmwareFileRef,
   removeFirmwareFiles,
   type StoredFirmwareFile,
   storeFirmwareStream,
@@ -186,8 +186,8 @@ export interface FirmwareVersionFile {
   algorithm: ChecksumAlgorithm;
   sha256: string;
   md5: string;
-  /** Absolute path of the stored binary. */
-  path: string;
+  /** The stored binary in the file store (lib/file-store.ts). */
+  file: FileRef;
   /** The name it was uploaded or fetched with. */
   filename: string;
 }
@@ -209,7 +209,7 @@ export async function getFirmwareVersionFile(
     algorithm: v.algorithm,
     sha256: v.sha256,
     md5: v.md5,
-    path: firmwareFilePath(deps, v.fileId),
+    file: firmwareFileRef(v.fileId),
     filename: v.filename,
   };
 }
@@ -638,10 +638,10 @@ export async function firmwareVersionDownload(
   actor: Actor,
   firmwareId: number,
   versionId: number,
-): Promise<{ path: string; filename: string; size: number; sha256: string }> {
+): Promise<{ file: FileRef; filename: string; size: number; sha256: string }> {
   requireAdmin(actor);
   const v = await findVersion(deps.db, firmwareId, versionId);
-  return { path: firmwareFilePath(deps, v.fileId), filename: v.filename, size: v.size, sha256: v.sha256 };
+  return { file: firmwareFileRef(v.fileId), filename: v.filename, size: v.size, sha256: v.sha256 };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,18 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { and, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FirmwareItem, FirmwareVersion, UsableFirmwareVersion } from '@cellhub/contract/firmware';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { eventually } from '../../test/gateway-test-kit';
 import { allowTestTarget } from '../../test/outbound';
+import { type FileRef, fileStore } from '../../lib/file-store';
 import { auditLogs } from '../audit/audit.table';
 import { firmwareDir } from './firmware-file';
 import { assertVersionDeletable, getFirmwareVersionFile } from './firmware.service';
 import { firmwareVersions } from './firmware.table';
+
+const storedBytes = (t: TestApp, ref: FileRef): Promise<Buffer> => buffer(fileStore(t.app.deps).read(ref));
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -384,7 +388,7 @@ describe('upload', () => {
       md5: md5(content),
       sha256: sha256(content),
     });
-    expect(readFileSync(file!.path).equals(content)).toBe(true);
+    expect((await storedBytes(t, file!.file)).equals(content)).toBe(true);
     expect(storedFiles(t).filter((n) => n.startsWith('tmp/'))).toEqual([]);
 
     const download = await t.inject({
@@ -486,7 +490,7 @@ describe('upload', () => {
     const v = (JSON.parse(res.body) as { data: FirmwareVersion }).data;
     expect(v).toMatchObject({ size: total, checksum: sha256(content) });
     const file = await getFirmwareVersionFile(t.app.deps, v.id);
-    expect(statSync(file!.path).size).toBe(total);
+    expect(await fileStore(t.app.deps).size(file!.file)).toBe(total);
   });
 
   it('refuses a checksum mismatch with 10113 on checksum and stores nothing', async () => {
@@ -759,11 +763,12 @@ describe('editing and deleting versions', () => {
     const v2 = data<FirmwareVersion>(
       await upload(t, admin, f.id, { version: '2' }, { name: 'a.bin', content: binary(100) }),
     );
-    const p1 = (await getFirmwareVersionFile(t.app.deps, v1.id))!.path;
-    const p2 = (await getFirmwareVersionFile(t.app.deps, v2.id))!.path;
-    expect(existsSync(p1) && existsSync(p2)).toBe(true);
+    const p1 = (await getFirmwareVersionFile(t.app.deps, v1.id))!.file;
+    const p2 = (await getFirmwareVersionFile(t.app.deps, v2.id))!.file;
+    const stored = async (ref: FileRef) => (await fileStore(t.app.deps).size(ref)) !== undefined;
+    expect((await stored(p1)) && (await stored(p2))).toBe(true);
     data(await t.inject({ method: 'DELETE', url: `/api/firmware/${f.id}/versions/${v1.id}`, token: admin }));
-    expect(existsSync(p1)).toBe(false);
+    expect(await stored(p1)).toBe(false);
     expect(await getFirmwareVersionFile(t.app.deps, v1.id)).toBeNull();
     const again = await t.inject({
       method: 'DELETE',
@@ -772,7 +777,7 @@ describe('editing and deleting versions', () => {
     });
     expect(errorOf(again).code).toBe(70001);
     data(await t.inject({ method: 'DELETE', url: `/api/firmware/${f.id}`, token: admin }));
-    expect(existsSync(p2)).toBe(false);
+    expect(await stored(p2)).toBe(false);
     expect(await getFirmwareVersionFile(t.app.deps, v2.id)).toBeNull();
     const audit = await t.app.deps.db
       .select({ action: auditLogs.action })
@@ -809,7 +814,7 @@ describe('URL import', () => {
       { method: 'GET', path: '/fw/dtu-1.2.0.bin', userAgent: 'Cellhub firmware import' },
     ]);
     const file = await getFirmwareVersionFile(t.app.deps, v.id);
-    expect(readFileSync(file!.path).equals(REMOTE)).toBe(true);
+    expect((await storedBytes(t, file!.file)).equals(REMOTE)).toBe(true);
 
     const moved = data<FirmwareVersion>(
       await importUrl(f.id, { version: '1.2.1', url: `${files.url}/moved` }),

@@ -1,9 +1,9 @@
-import type { ReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { eq, inArray } from 'drizzle-orm';
 import { AppError } from '../../lib/app-error';
 import type { Deps } from '../../lib/deps';
 import { fileAnswer } from '../../lib/file-download';
+import { fileStore } from '../../lib/file-store';
 import { BatchQueue, BatchQueueStoppedError } from '../../jobs/batch-queue';
 import { getFirmwareVersionFile } from '../firmware/firmware.service';
 import { verifyDownloadToken } from './ota-token';
@@ -12,7 +12,7 @@ import { otaDevices, otaTasks } from './ota.table';
 export interface DownloadAnswer {
   status: 200 | 206;
   headers: Record<string, string>;
-  stream: ReadStream | undefined;
+  stream: Readable | undefined;
   /** The upgrade log row the token was for (its downloads are counted). */
   rowId: number;
 }
@@ -69,7 +69,9 @@ export class OtaDownloads {
     const entry = await this.versionFile(row.versionId);
     if (!entry) throw new AppError(70001);
     const { file, size } = entry;
-    const answer = fileAnswer({ path: file.path, size, etag: `"${row.checksum}"` }, headers, {
+    const store = fileStore(this.deps);
+    const read = (span?: { start: number; end: number }) => store.read(file.file, span);
+    const answer = fileAnswer({ read, size, etag: `"${row.checksum}"` }, headers, {
       'content-type': 'application/octet-stream',
       'content-disposition': `attachment; filename="${file.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.bin"`,
       'cache-control': 'private, no-store',
@@ -104,11 +106,10 @@ export class OtaDownloads {
     const file = (async () => {
       const f = await getFirmwareVersionFile(this.deps, versionId);
       if (!f) return null;
-      try {
-        return { file: f, size: (await stat(f.path)).size };
-      } catch {
-        throw new AppError(50003);
-      }
+      // The store's own size: a file missing from it is 50003, not a download cut short.
+      const size = await fileStore(this.deps).size(f.file);
+      if (size === undefined) throw new AppError(50003);
+      return { file: f, size };
     })();
     this.files.set(versionId, { at: Date.now(), file });
     // A failed look-up is not kept: the next download asks again.

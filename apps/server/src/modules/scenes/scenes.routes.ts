@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -32,6 +31,7 @@ import {
   widgetParams,
 } from '@cellhub/contract/scenes';
 import { AppError } from '../../lib/app-error';
+import { fileStore } from '../../lib/file-store';
 import { receiveUpload } from '../../lib/multipart-upload';
 import { listResponses, ok, okList, responses, SIGNED_IN } from '../../lib/route-schemas';
 import { actorOf } from '../../plugins/auth';
@@ -493,7 +493,7 @@ export async function scenesRoutes(app: FastifyInstance): Promise<void> {
         .header('content-length', String(img.size))
         .header('cache-control', 'private, max-age=86400')
         .header('x-content-type-options', 'nosniff')
-        .send(createReadStream(img.path));
+        .send(fileStore(app.deps).read(img.file));
     },
   );
 }

@@ -47,7 +47,14 @@ import {
   type SceneRight,
 } from '../../lib/authz';
 import type { Actor, Deps } from '../../lib/deps';
-import { filesDir, removeStoredFiles, startsWith, storedFilePath, storeStream } from '../../lib/file-store';
+import {
+  type FileRef,
+  fileStore,
+  filesDir,
+  removeStoredFiles,
+  startsWith,
+  storeStream,
+} from '../../lib/file-store';
 import { likeKeyword } from '../../lib/paging';
 import { writeAudit } from '../audit/audit.service';
 import { sendCommand } from '../commands/commands.service';
@@ -582,7 +589,7 @@ export async function deleteScene(deps: Deps, actor: Actor, id: number): Promise
     return images.map((i) => i.fileId);
   });
   // The files go once the rows are gone; a failure is logged, never the request's.
-  await removeStoredFiles(deps, sceneImageDir(deps), files);
+  await removeStoredFiles(deps, SCENE_AREA, files);
   return null;
 }
 
@@ -668,7 +675,10 @@ export async function sceneFromModel(deps: Deps, actor: Actor, input: FromModelI
 
 // --- images -----------------------------------------------------------------------------------------------------
 
-export const sceneImageDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, 'scenes');
+const SCENE_AREA = 'scenes';
+
+/** Where the `dir` store keeps scene images (DATA_DIR/files/scenes). */
+export const sceneImageDir = (deps: Pick<Deps, 'config'>): string => filesDir(deps, SCENE_AREA);
 
 const IMAGE_SIGNATURES: [string, (b: Buffer) => boolean][] = [
   ['image/png', (b) => startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
@@ -710,7 +720,8 @@ export async function uploadSceneImage(
       : undefined;
   let type = '';
   const stored = await storeStream(source, {
-    dir: sceneImageDir(deps),
+    store: fileStore(deps),
+    area: SCENE_AREA,
     maxBytes: SCENE_IMAGE_MAX_BYTES,
     tooLarge: imageTooLarge,
     sniff: (head) => {
@@ -726,13 +737,13 @@ export async function uploadSceneImage(
   return { file: stored.fileId, content_type: type, size: stored.size };
 }
 
-/** An image of a scene the caller may read: its path and type; 10107 for another scene's or a missing one. */
+/** An image of a scene the caller may read: where it is stored and its type; 10107 for another scene's or a missing one. */
 export async function sceneImage(
   deps: Deps,
   actor: Actor,
   id: number,
   fileId: string,
-): Promise<{ path: string; contentType: string; size: number }> {
+): Promise<{ file: FileRef; contentType: string; size: number }> {
   const s = await sceneFor(deps.db, actor, id, 'view');
   const [row] = await deps.db
     .select()
@@ -740,7 +751,7 @@ export async function sceneImage(
     .where(and(eq(sceneImages.sceneId, s.id), eq(sceneImages.fileId, fileId)));
   if (!row) throw new AppError(NOT_FOUND);
   return {
-    path: storedFilePath(sceneImageDir(deps), row.fileId),
+    file: { area: SCENE_AREA, fileId: row.fileId },
     contentType: row.contentType,
     size: row.size,
   };
