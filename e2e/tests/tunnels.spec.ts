@@ -171,3 +171,80 @@ test('an owner opens a remote tunnel to a devsim device LAN port, uses it, close
     await new Promise((resolve) => lan.server.close(resolve));
   }
 });
+
+test('an owner opens a WebSocket tunnel and a page in the browser talks to the LAN through it', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const owner = await newUser('tnw');
+  const ownerToken = await tokenFor(owner.username, owner.password);
+  const [id] = await devicesFor(ownerToken, 1, 'TUW');
+  const lan = await plcWebServer();
+  const device = new VirtualDevice(id!, {
+    url: `mqtt://127.0.0.1:${E2E.mqttPort}`,
+    keepalive: 30,
+    handlers: { tunnel: tunnelHandler({ localHost: '127.0.0.1' }, newTunnelStats()) },
+  });
+  await device.connect();
+  try {
+    await signIn(page, owner.username, owner.password);
+    await page.goto(`/device/detail/${id!.product_key}/${id!.sn}`);
+    await page.getByRole('tab', { name: '远程链接' }).click();
+    const panel = page.getByTestId('tunnels-panel');
+    await panel.getByTestId('tunnel-open').click();
+    const form = page.getByTestId('tunnel-form');
+    await form.getByLabel('名称').fill('PLC 终端');
+    await form.getByText('WebSocket', { exact: true }).click();
+    await form.getByLabel('本地 IP').fill('192.168.1.10');
+    await form.getByLabel('本地端口').fill(String(lan.port));
+    await screenshot(page, 'tunnels-ws-form');
+    await form.getByRole('button', { name: '打开', exact: true }).click();
+    await expect(toast(page, /^远程链接已打开：ws:\/\/.+\/api\/tunnels\/\d+\/ws\/[\w-]+$/)).toBeVisible({
+      timeout: 20_000,
+    });
+
+    const [opened] = (await api<TunnelItem[]>('GET', `/api/devices/${id!.sn}/tunnels`, undefined, ownerToken))
+      .body.data;
+    expect(opened).toMatchObject({ status: 'open', exposure: 'ws', allowed_ip: '127.0.0.1' });
+    const url = opened!.address!;
+    expect(url.startsWith(E2E.baseURL.replace(/^http/, 'ws'))).toBe(true);
+    const row = panel.locator('.arco-table-tr').filter({ hasText: 'PLC 终端' });
+    await expect(row.getByTestId('tunnel-address')).toContainText(url);
+    await expect(row.locator('.arco-typography-operation-copy')).toBeVisible();
+    await expect(row).toContainText('WebSocket 地址含密钥');
+    await screenshot(page, 'tunnels-ws-open');
+
+    // The browser itself: binary frames out, binary frames back, the PLC's page byte for byte.
+    const answer = await page.evaluate(async (wsUrl) => {
+      const ws = new WebSocket(wsUrl);
+      ws.binaryType = 'arraybuffer';
+      const parts: Uint8Array[] = [];
+      ws.onmessage = (e) => parts.push(new Uint8Array(e.data as ArrayBuffer));
+      await new Promise((resolve, reject) => {
+        ws.onopen = resolve;
+        ws.onerror = reject;
+      });
+      ws.send(new TextEncoder().encode('GET /from-browser HTTP/1.0\r\nHost: plc\r\n\r\n'));
+      const code = await new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)));
+      const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        all.set(p, at);
+        at += p.length;
+      }
+      return { code, text: new TextDecoder().decode(all) };
+    }, url);
+    expect(answer.code).toBe(1000);
+    expect(answer.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer.text).toContain('<h1>PLC S7-1200 /from-browser</h1>');
+    expect(lan.paths).toEqual(['/from-browser']);
+
+    await row.getByRole('button', { name: '关闭', exact: true }).click();
+    await page.locator('.arco-popconfirm').getByRole('button', { name: '确定' }).click();
+    await expect(row.getByTestId('tunnel-status')).toHaveText('已关闭');
+    await expect(row.locator('.arco-typography-operation-copy')).toHaveCount(0);
+  } finally {
+    await device.close().catch(() => undefined);
+    await new Promise((resolve) => lan.server.close(resolve));
+  }
+});

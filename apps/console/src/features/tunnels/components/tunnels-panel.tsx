@@ -70,9 +70,13 @@ function AddressCell({ item, t }: { item: TunnelItem; t: Translate }) {
           item.address
         )}
       </Typography.Text>
-      {live && (
+      {live && ws && (
         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-          {ws && `${t('tunnels.ws.hint')} · `}
+          {t('tunnels.ws.hint')}
+        </Typography.Text>
+      )}
+      {live && (
+        <Typography.Text type="secondary" style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
           {t('tunnels.allowed', { ip: item.allowed_ip })}
         </Typography.Text>
       )}
