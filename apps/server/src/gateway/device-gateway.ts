@@ -59,6 +59,13 @@ export interface GatewayOptions {
   rejectLogPerMinute: number;
 }
 
+/**
+ * Downlinks a device must have subscribed to before they are published: the platform sends them by itself (the OTA
+ * dispatcher, configuration sync) and sends them again once the device subscribes (`device.ready`). Sent between a
+ * clean session's CONNECT and its SUBSCRIBE, the broker would take them and deliver them to nobody.
+ */
+const HELD_UNTIL_SUBSCRIBED: ReadonlySet<DownKind> = new Set<DownKind>(['ota', 'config']);
+
 export const DEFAULT_GATEWAY_OPTIONS: GatewayOptions = {
   ratePerSecond: 1000,
   rateBurst: 2000,
@@ -127,6 +134,14 @@ export class DeviceGateway implements DeviceLink {
   /** Devices whose connect found a config they do not run, waiting for their subscription. */
   private configOnSubscribe = new Set<number>();
   /**
+   * Devices connected here with a clean session (or a kept one without subscriptions), and the downlink kinds they
+   * have not subscribed to yet: `send` refuses the kinds of HELD_UNTIL_SUBSCRIBED for them (20401), set before the
+   * connect's database write so that no dispatch can slip in ahead of it.
+   */
+  private unsubscribed = new Map<string, Set<DownKind>>();
+  /** When each device connected here: its `device.ready` events carry it. */
+  private connectedAt = new Map<string, string>();
+  /**
    * Presence as it is this moment, ahead of the batched database write. Embedded broker: the devices connected to
    * this instance (set when the broker registers the connection, before its CONNACK). External broker: the last
    * `{"online":...}` of a device whose write is still queued.
@@ -174,6 +189,13 @@ export class DeviceGateway implements DeviceLink {
   async send(productKey: string, sn: string, kind: DownKind, payload: unknown): Promise<void> {
     const adapter = this.adapter;
     if (!adapter || !adapter.reachable(sn)) throw new AppError(20401);
+    if (HELD_UNTIL_SUBSCRIBED.has(kind) && this.unsubscribed.get(sn)?.has(kind)) {
+      // Connected, not subscribed yet: a publish now reaches nobody. What is refused here goes out on the
+      // subscription: the OTA dispatcher looks again on `device.ready`, a configuration is sent by `subscribed`.
+      const live = this.live.get(sn);
+      if (kind === 'config' && live) this.configOnSubscribe.add(live.device.id);
+      throw new AppError(20401);
+    }
     if (kind === 'cmd' && !Buffer.isBuffer(payload)) {
       // A product whose script has `encode` gets its commands as the bytes it returns, on down/raw.
       const encoded = await encodeCommand(this.telemetry.scripts, productKey, sn, payload);
@@ -227,6 +249,16 @@ export class DeviceGateway implements DeviceLink {
   }
 
   connected(device: DeviceRef, info: ConnectInfo): Promise<void> {
+    const at = this.deps.now().toISOString();
+    this.connectedAt.set(device.sn, at);
+    // A clean session has no subscriptions yet: downlinks the platform sends by itself wait for them.
+    if (info.clean === true) this.unsubscribed.set(device.sn, new Set(DOWN_KINDS));
+    else this.unsubscribed.delete(device.sn);
+    return this.wentOnline(device, info, at);
+  }
+
+  /** Writes the device online; `connected`, and `restoreLive` for a connection this instance still holds. */
+  private wentOnline(device: DeviceRef, info: ConnectInfo, at: string): Promise<void> {
     this.lastTouch.set(device.id, Date.now());
     this.telemetry.writer.markActive(device.id);
     const live = { device, info, online: 1 as const };
@@ -240,12 +272,14 @@ export class DeviceGateway implements DeviceLink {
         online: 1,
         at: this.deps.now().toISOString(),
       });
-      // Queued commands follow the rule of the config below.
-      if (info.clean !== true) this.deps.events.emit({ type: 'device.ready', device, kinds: DOWN_KINDS });
-      // A device that missed a config change while offline gets it now, if it can receive it: a clean session has
-      // no subscriptions yet, so it gets it once it subscribes (`subscribed`).
+      // Queued commands and upgrades follow the rule of the config below.
+      if (info.clean !== true) {
+        this.deps.events.emit({ type: 'device.ready', device, kinds: DOWN_KINDS, connectedAt: at });
+      }
+      // A device that missed a config change while offline gets it now, if it can receive it: a clean session that
+      // has not subscribed to it yet gets it once it does (`subscribed`).
       if (!configDiffers) return;
-      if (info.clean === true) this.configOnSubscribe.add(device.id);
+      if (this.unsubscribed.get(device.sn)?.has('config')) this.configOnSubscribe.add(device.id);
       else await sendExpectedConfig(this.deps, device, false);
     });
   }
@@ -256,8 +290,15 @@ export class DeviceGateway implements DeviceLink {
    * config set after the connect went out by itself (putDeviceConfig sends to online devices).
    */
   subscribed(device: DeviceRef, kinds: readonly DownKind[] = ['config']): Promise<void> {
+    // The broker holds the subscription already (it tells only then): from now on these kinds reach the device.
+    const waiting = this.unsubscribed.get(device.sn);
+    if (waiting) {
+      for (const k of kinds) waiting.delete(k);
+      if (waiting.size === 0) this.unsubscribed.delete(device.sn);
+    }
+    const connectedAt = this.connectedAt.get(device.sn) ?? this.deps.now().toISOString();
     return this.serial(device.sn, async () => {
-      this.deps.events.emit({ type: 'device.ready', device, kinds });
+      this.deps.events.emit({ type: 'device.ready', device, kinds, connectedAt });
       if (!kinds.includes('config') || !this.configOnSubscribe.delete(device.id)) return;
       await sendExpectedConfig(this.deps, device, false);
     });
@@ -269,7 +310,11 @@ export class DeviceGateway implements DeviceLink {
     // A takeover's disconnect (setOffline false) comes before the new connection's connect: it leaves the device
     // live.
     const live = setOffline ? { device, info: { ip: '', protocol: '' }, online: 0 as const } : undefined;
-    if (live) this.live.set(device.sn, live);
+    if (live) {
+      this.live.set(device.sn, live);
+      this.unsubscribed.delete(device.sn);
+      this.connectedAt.delete(device.sn);
+    }
     return this.serial(device.sn, () => {
       if (setOffline) this.configOnSubscribe.delete(device.id);
       return this.presence.offline(device, reason, setOffline).then((applied) => {
@@ -307,7 +352,13 @@ export class DeviceGateway implements DeviceLink {
       held.map((l) => l.device.id),
     );
     for (const l of held) {
-      if (!mine.has(l.device.id) && this.live.get(l.device.sn) === l) void this.connected(l.device, l.info);
+      if (!mine.has(l.device.id) && this.live.get(l.device.sn) === l) {
+        void this.wentOnline(
+          l.device,
+          l.info,
+          this.connectedAt.get(l.device.sn) ?? this.deps.now().toISOString(),
+        );
+      }
     }
   }
 

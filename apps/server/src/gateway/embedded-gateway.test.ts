@@ -420,6 +420,35 @@ describe('pending configuration', () => {
     await c.subscribeAsync(`dev/${d!.productKey}/${d!.sn}/down/#`, { qos: 1 });
     expect(JSON.parse((await got).toString())).toMatchObject({ version: 1, config });
   });
+
+  it('reaches, once, a device whose configuration changed between its CONNECT and its SUBSCRIBE', async () => {
+    const [d] = await createDevices(t, owner.token, ['LATE-2']);
+    const c = track(await connectDevice(url, d!));
+    await eventually(async () => ((await logs(d!.sn, 'connect')).length === 1 ? true : undefined));
+    await presenceSettled(d!.sn);
+    const config = { global: { apn: { name: 'between' } } };
+    const put = await t.inject({
+      method: 'PUT',
+      url: `/api/devices/${d!.sn}/config`,
+      token: owner.token,
+      payload: { config },
+    });
+    // Not sent: published now it would reach nobody (before: "sent", and lost).
+    expect((put.json() as { data: { sent: boolean } }).data.sent).toBe(false);
+    const configs: Buffer[] = [];
+    c.on('message', (topic, payload) => {
+      if (topic === downTopic(d!.productKey, d!.sn, 'config')) configs.push(payload);
+    });
+    await c.subscribeAsync(`dev/${d!.productKey}/${d!.sn}/down/#`, { qos: 1 });
+    const first = await eventually(async () => configs[0]);
+    expect(JSON.parse(first.toString())).toMatchObject({ version: 1, config });
+    // The subscription's task is the only sender and has ended; a property reply behind it has arrived.
+    await presenceSettled(d!.sn);
+    const reply = nextMessage(c, downTopic(d!.productKey, d!.sn, 'property_reply'));
+    await c.publishAsync(up(d!, 'property'), JSON.stringify({ id: 's1', params: { t: 1 } }), { qos: 1 });
+    await reply;
+    expect(configs).toHaveLength(1);
+  });
 });
 
 describe('batched device lookups and presence writes', () => {

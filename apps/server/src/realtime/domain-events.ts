@@ -64,9 +64,10 @@ export type DomainEvent =
   /**
    * The device can receive these downlink kinds now: it subscribed to them (embedded broker, clean session), or it
    * connected with a kept session or said it is online on an external broker (its subscriptions exist already).
-   * What waited for the device (queued commands) goes out on this, never between CONNACK and SUBSCRIBE.
+   * What waited for the device (queued commands, OTA upgrades, a configuration) goes out on this, never between
+   * CONNACK and SUBSCRIBE. `connectedAt` is when its current connection was accepted.
    */
-  | { type: 'device.ready'; device: DeviceRef; kinds: readonly DownKind[] }
+  | { type: 'device.ready'; device: DeviceRef; kinds: readonly DownKind[]; connectedAt: string }
   /** A request: send the queued commands of this online device now; answered when the attempt ended. */
   | { type: 'commands.deliver'; device: DeviceRef };
 

@@ -174,8 +174,14 @@ export class OtaTestDevice {
     return this.device.sn;
   }
 
-  /** Connects to the app's embedded broker, or to `url` (an external broker). */
-  async connect(url = `mqtt://127.0.0.1:${this.t.app.broker.port}`): Promise<void> {
+  /**
+   * Connects to the app's embedded broker, or to `url` (an external broker). With `subscribe: false` it subscribes
+   * only when `subscribe()` is called (a device that takes its time between CONNECT and SUBSCRIBE).
+   */
+  async connect(
+    url = `mqtt://127.0.0.1:${this.t.app.broker.port}`,
+    opts: { subscribe?: boolean } = {},
+  ): Promise<void> {
     const c = await connectDevice(url, this.device);
     this.client = c;
     c.on('message', (topic, payload) => {
@@ -184,9 +190,14 @@ export class OtaTestDevice {
       this.commands.push(cmd);
       void this.handle(cmd).catch(() => undefined);
     });
-    await c.subscribeAsync(`dev/${this.device.productKey}/${this.device.sn}/down/#`, { qos: 1 });
+    if (opts.subscribe !== false) await this.subscribe();
     await c.publishAsync(up(this.device, 'status'), '{"online":1}', { qos: 1 });
     await c.publishAsync(up(this.device, 'info'), JSON.stringify({ fw_version: this.fwVersion }), { qos: 1 });
+  }
+
+  /** Subscribes to the device's `P/down/#`. */
+  async subscribe(): Promise<void> {
+    await this.client!.subscribeAsync(`dev/${this.device.productKey}/${this.device.sn}/down/#`, { qos: 1 });
   }
 
   async disconnect(): Promise<void> {

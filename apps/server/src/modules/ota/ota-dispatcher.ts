@@ -100,8 +100,12 @@ export class OtaDispatcher {
   private readonly worker: JobWorker<DispatchJob>;
   private housekeeping: Periodic | undefined;
   private closed = false;
-  /** A device came online since the last claim: look at rows waiting for their device. */
-  private lookOffline = true;
+  /**
+   * Claims until then look at rows waiting for their device: a device became ready (or came online elsewhere). A
+   * window rather than one claim: the row of a device that connected but had not subscribed yet is written back to
+   * waiting by the publish the gateway refused, which may end after the next claim started.
+   */
+  private lookOfflineUntil = 0;
   private lastOfflineLook = 0;
   /**
    * Rows this instance committed as dispatched and is about to publish or publishing, until the publish is
@@ -150,9 +154,9 @@ export class OtaDispatcher {
     this.housekeeping.wake();
   }
 
-  /** A device came online: rows waiting for it are looked at in the next claim. */
+  /** A device can take its upgrade now: rows waiting for it are looked at in the claims of the next second. */
   deviceOnline(): void {
-    this.lookOffline = true;
+    this.lookOfflineUntil = Date.now() + 1000;
     this.worker.wake();
   }
 
@@ -209,10 +213,9 @@ export class OtaDispatcher {
    */
   private async claimBatches(limit: number): Promise<DispatchJob[]> {
     this.stats.claimRounds++;
-    // Rows waiting for their device are looked at when a device came online, and every 5 s in case the event was
+    // Rows waiting for their device are looked at when a device became ready, and every 5 s in case the event was
     // missed (it came to another instance whose NOTIFY was lost).
-    const lookOffline = this.lookOffline || Date.now() - this.lastOfflineLook > 5000;
-    this.lookOffline = false;
+    const lookOffline = Date.now() < this.lookOfflineUntil || Date.now() - this.lastOfflineLook > 5000;
     if (lookOffline) this.lastOfflineLook = Date.now();
     const running = await this.deps.db
       .select({ id: otaTasks.id })

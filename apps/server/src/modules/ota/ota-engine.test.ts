@@ -152,6 +152,42 @@ describe('devices that are offline, silent or failing', () => {
     expect(late!.commands).toHaveLength(1);
   });
 
+  it('sends a device that subscribes a while after its CONNECT its upgrade once, after the SUBSCRIBE', async () => {
+    const task = await createTask(t, a.token, {
+      name: 'late subscribe',
+      product_key: fx.productKey,
+      version_id: fx.versionId,
+      targets: pick(['OTA-E47']),
+    });
+    await act(t, a.token, task.id, 'start');
+    await eventually(async () => {
+      const row = byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E47');
+      return row?.phase === 'offline' ? true : undefined;
+    });
+    const dev = new OtaTestDevice(
+      t,
+      fx.devices.find((d) => d.sn === 'OTA-E47')!,
+    );
+    live.push(dev);
+    const stats = () => t.app.ota.stats.published + t.app.ota.stats.publishFailed;
+    const before = stats();
+    await dev.connect(undefined, { subscribe: false });
+    // The dispatcher looked at the device's row after its connect (before: it published the upgrade to a device
+    // with no subscription, which the broker delivered to nobody).
+    await eventually(async () => (stats() > before ? true : undefined));
+    const waiting = byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E47');
+    expect(waiting).toMatchObject({ phase: 'offline', attempts: 0 });
+    expect(dev.commands).toHaveLength(0);
+    await dev.subscribe();
+    const done = await taskUntil(t, a.token, task.id, (d) => d.status === 'done');
+    expect(done.success_count).toBe(1);
+    expect(dev.commands).toHaveLength(1);
+    expect(byDevice(await taskDevices(t, a.token, task.id)).get('OTA-E47')).toMatchObject({
+      phase: 'succeeded',
+      attempts: 1,
+    });
+  });
+
   it('sends the same command again to a device that reconnects before saying anything about it', async () => {
     const [dev, other] = await devicesOnline(['OTA-E45', 'OTA-E46']);
     dev!.behaviour = 'silent';

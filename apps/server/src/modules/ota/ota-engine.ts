@@ -68,8 +68,9 @@ export class OtaEngine {
   }
 
   /**
-   * Starts the dispatcher and listens for task changes made by the services (`ota.task.changed`), devices coming
-   * online and devices reporting their firmware version.
+   * Starts the dispatcher and listens for task changes made by the services (`ota.task.changed`), devices ready
+   * for their upgrade (`device.ready`), devices coming online on other instances and devices reporting their
+   * firmware version.
    */
   start(): void {
     if (this.closed) return;
@@ -79,9 +80,17 @@ export class OtaEngine {
         // A started (or created, paused, cancelled) task: every instance's dispatcher looks now.
         if (!e.deleted) this.dispatcher.wakeEverywhere();
       }),
+      // A device can take its upgrade once it subscribed to `P/down/ota` (a clean session) or at connect (a kept
+      // session, an external broker): the gateway refuses an upgrade sent before (20401), the row waits as offline,
+      // and this looks again. A command its old connection may have lost is sent again now, not at the CONNECT.
+      this.deps.events.on('device.ready', (e) => {
+        if (!e.kinds.includes('ota')) return;
+        this.reports.online(e.device.sn, e.connectedAt);
+        this.dispatcher.deviceOnline();
+      }),
       this.deps.events.subscribe((event) => {
+        // Another instance's device (the dispatcher here may be the one to claim its row).
         if (event.type === 'device.online' && event.online === 1) {
-          this.reports.online(event.sn, event.at);
           this.dispatcher.deviceOnline();
         } else if (event.type === 'device.info' && typeof event.fields.fw_version === 'string') {
           this.reports.info(event.sn, event.fields.fw_version);

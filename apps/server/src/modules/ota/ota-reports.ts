@@ -148,7 +148,7 @@ export class OtaReports {
     this.infos.add({ sn, version }).catch(() => undefined);
   }
 
-  /** A device connected at `at`. */
+  /** A device whose connection was accepted at `at` can take its upgrade now (it subscribed: `device.ready`). */
   online(sn: string, at: string): void {
     this.onlines.add({ sn, at }).catch(() => undefined);
   }
