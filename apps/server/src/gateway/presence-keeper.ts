@@ -41,14 +41,17 @@ interface SweptRow {
  * the online flag by the PresenceWriter), and every instance sweeps, at start and on each heartbeat:
  *
  * - a device held by an instance that stopped or whose heartbeat is older than `instanceTimeoutMs` is set offline
- *   once 1.5 x its keep-alive has passed since that instance's last heartbeat (plus one heartbeat of grace): a
- *   device that noticed the loss and came back (to any instance) holds a new record by then and is left alone;
+ *   once 1.5 x its keep-alive has passed since that instance was last known alive: its last heartbeat plus one
+ *   heartbeat of grace, or the moment it was marked stopped if that is earlier (a restart at the same address
+ *   proves it dead then, so a quick restart does not add a heartbeat's grace). A device that noticed the loss and
+ *   came back (to any instance) holds a new record by then and is left alone;
  * - a device online with no record at all (left by a server before this existed) is set offline once nothing was
  *   heard from it for 1.5 x `defaultKeepaliveS`.
  *
  * Instances never sweep each other's devices while their heartbeats go on. Connections an external broker holds
  * (record without instance) are the broker's: a server restart does not end them, and their will or `{"online":0}`
- * reaches the server's persistent session after it. Each device set offline gets a `disconnect` log row (reason
+ * reaches the server's persistent session after it. The sweep runs on each heartbeat and, when a swept instance's
+ * device falls due before the next one, at that moment (`nextDue`). Each device set offline gets a `disconnect` log row (reason
  * "presence rebuilt") and a `presence.changed` event. Rows are claimed with SKIP LOCKED, so instances sweeping at
  * the same moment, or a device connecting meanwhile, never produce two log rows or a wrong state.
  */
@@ -57,6 +60,8 @@ export class PresenceKeeper {
   readonly stats = { sweeps: 0, swept: 0, heartbeats: 0 };
   private periodic: Periodic | undefined;
   private lastBeat = 0;
+  /** Wakes the sweep when the next device of a gone instance falls due, if that is before the next heartbeat. */
+  private dueTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: Deps,
@@ -137,14 +142,59 @@ export class PresenceKeeper {
     this.stats.sweeps++;
     this.stats.swept += total;
     await this.forget();
+    if (this.periodic) this.schedule(await this.nextDue());
     return total;
+  }
+
+  /**
+   * When the sweep would next set offline a device held by an instance gone now (null: none is held), by the rule
+   * of `sweepBatch`. Devices of instances still beating are the heartbeat's.
+   */
+  async nextDue(): Promise<Date | null> {
+    const now = this.deps.now();
+    const cutoff = new Date(now.getTime() - this.options.instanceTimeoutMs).toISOString();
+    const res = await this.deps.db.execute(sql`
+      select min(greatest(
+          ${this.aliveUntil()} + make_interval(secs => 1.5 * c.keepalive),
+          case when i.stoppedat is null then i.heartbeatat
+            + make_interval(secs => ${this.options.instanceTimeoutMs / 1000}::float8) end
+        )) as due
+      from server_instances i
+      join device_connections c on c.instance_id = i.id
+      join devices d on d.id = c.device_id and d.online = 1
+      where i.id <> ${this.instanceId} and (i.stoppedat is not null or i.heartbeatat < ${cutoff}::timestamptz)`);
+    const due = (res as unknown as { rows: { due: string | Date | null }[] }).rows[0]?.due;
+    return due == null ? null : new Date(due);
+  }
+
+  /**
+   * Until when the instance holding a connection (`i`, `c` in the query) was alive for certain: its last heartbeat
+   * plus one heartbeat of grace, or when it was marked stopped if earlier (a new start at its address, or its own
+   * stop); for a connection whose instance row is gone, its connect time plus the grace.
+   */
+  private aliveUntil() {
+    const grace = sql`make_interval(secs => ${this.options.heartbeatMs / 1000}::float8)`;
+    return sql`coalesce(least(i.heartbeatat + ${grace}, i.stoppedat), c.connectedat + ${grace})`;
+  }
+
+  /** A sweep at `due`, if that comes before the next heartbeat's. */
+  private schedule(due: Date | null): void {
+    clearTimeout(this.dueTimer);
+    this.dueTimer = undefined;
+    if (!due) return;
+    const delay = due.getTime() - this.deps.now().getTime();
+    if (delay >= this.options.heartbeatMs) return;
+    // Just past the due time (the sweep compares strictly); one already due but not swept (its row was locked by a
+    // device connecting) waits a little rather than spin.
+    const wait = delay > 0 ? delay + 5 : Math.min(1000, this.options.heartbeatMs);
+    this.dueTimer = setTimeout(() => this.periodic?.wake(), wait);
+    this.dueTimer.unref();
   }
 
   private async sweepBatch(): Promise<SweptRow[]> {
     const now = this.deps.now();
     const at = now.toISOString();
     const cutoff = new Date(now.getTime() - this.options.instanceTimeoutMs).toISOString();
-    const graceS = this.options.heartbeatMs / 1000;
     const res = await this.deps.db.execute(sql`
       with held as (
         -- Held by an instance that is gone: stopped, silent too long, or forgotten.
@@ -153,8 +203,7 @@ export class PresenceKeeper {
         left join server_instances i on i.id = c.instance_id
         where d.online = 1 and c.instance_id is not null and c.instance_id <> ${this.instanceId}
           and (i.id is null or i.stoppedat is not null or i.heartbeatat < ${cutoff}::timestamptz)
-          and coalesce(i.heartbeatat, c.connectedat)
-            + make_interval(secs => ${graceS}::float8 + 1.5 * c.keepalive) < ${at}::timestamptz
+          and ${this.aliveUntil()} + make_interval(secs => 1.5 * c.keepalive) < ${at}::timestamptz
         limit ${SWEEP_BATCH}
         for update of d, c skip locked
       ),
@@ -194,8 +243,10 @@ export class PresenceKeeper {
   /** Stops the heartbeat and marks this instance stopped (its connections were closed and written offline). */
   async stop(): Promise<void> {
     if (!this.periodic) return;
+    clearTimeout(this.dueTimer);
     await this.periodic.stop();
     this.periodic = undefined;
+    clearTimeout(this.dueTimer);
     await this.deps.db.execute(sql`
       update server_instances set stoppedat = ${this.deps.now().toISOString()}::timestamptz
       where id = ${this.instanceId}`);
