@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ALERT_NOTIFY_CHANNEL } from '../modules/alerts/alert-signals';
 import { buildTestApp } from '../test/app';
 import { eventually } from '../test/gateway-test-kit';
@@ -61,6 +61,44 @@ describe('in-process channels', () => {
     await expect(ch.notify('A; drop', 'x')).rejects.toThrow(/channel/);
     expect(() => ch.listen('Bad-Name', quiet)).toThrow(/channel/);
     await ch.close();
+  });
+});
+
+describe('statements on the LISTEN connection', () => {
+  it('run one at a time, in order, however many NOTIFYs are on their way', async () => {
+    // The client's half of the wire: each statement takes a turn of the event loop, and says how many ran at once.
+    // node-postgres queues a second statement given while one runs only with a DeprecationWarning (pg 9: not at all).
+    const sent: string[] = [];
+    let running = 0;
+    let most = 0;
+    const spies = [
+      vi.spyOn(pg.Client.prototype, 'connect').mockImplementation((() => Promise.resolve()) as never),
+      vi.spyOn(pg.Client.prototype, 'end').mockImplementation((() => Promise.resolve()) as never),
+      vi.spyOn(pg.Client.prototype, 'query').mockImplementation((async (text: string, values?: unknown[]) => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setImmediate(r));
+        sent.push(values ? `${text} ${values.join(' ')}` : text);
+        running--;
+        return { rows: [], rowCount: 0 };
+      }) as never),
+    ];
+    try {
+      const ch = new PostgresChannels({ url: 'postgres://nobody@127.0.0.1:1/none', log });
+      await ch.ready();
+      ch.listen('c_one', quiet);
+      const payloads = Array.from({ length: 50 }, (_, i) => `p${i}`);
+      await Promise.all([...payloads.map((p) => ch.notify('c_one', p)), ch.listeningChannels()]);
+      await ch.close();
+      expect(most).toBe(1);
+      expect(sent).toEqual([
+        'LISTEN "c_one"',
+        ...payloads.map((p) => `SELECT pg_notify($1, $2) c_one ${p}`),
+        'SELECT pg_listening_channels() AS c',
+      ]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });
 

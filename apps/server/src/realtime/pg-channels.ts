@@ -134,6 +134,10 @@ export interface PostgresChannelsOptions {
  * One dedicated client (a pooled one would lose its LISTENs when returned to the pool) that LISTENs on every
  * channel someone listens to and also sends the NOTIFYs, so the services' pool is untouched. When the connection
  * drops it reconnects with backoff (0.5 s doubling to 30 s), LISTENs again and tells the onReconnect handlers.
+ *
+ * Its statements run one after another through `exclusive`: the event bus alone has up to 200 NOTIFYs on their
+ * way, and node-postgres queues a query given while another runs only with a DeprecationWarning ("client.query()
+ * when the client is already executing a query"; pg 9 drops that queue).
  */
 export class PostgresChannels implements PgChannels {
   readonly kind = 'postgres' as const;
@@ -145,6 +149,10 @@ export class PostgresChannels implements PgChannels {
   private retryMs = 500;
   private attempts = 0;
   private closed = false;
+  /** The last statement given to the client, settled or not: the next one starts after it. */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Statements given to the client and not settled (one at most: tests and diagnostics). */
+  inFlight = 0;
 
   constructor(private readonly options: PostgresChannelsOptions) {
     this.registry = new Registry(options.log);
@@ -165,7 +173,7 @@ export class PostgresChannels implements PgChannels {
     checkPayload(payload);
     const client = this.client;
     if (this.closed || !client) throw new Error('the LISTEN/NOTIFY connection is down');
-    await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await this.exclusive(() => client.query('SELECT pg_notify($1, $2)', [channel, payload]));
   }
 
   onReconnect(handler: () => void): () => void {
@@ -181,14 +189,34 @@ export class PostgresChannels implements PgChannels {
   async listeningChannels(): Promise<string[]> {
     const client = this.client;
     if (!client) return [];
-    const r = await client.query<{ c: string }>('SELECT pg_listening_channels() AS c');
+    const r = await this.exclusive(() => client.query<{ c: string }>('SELECT pg_listening_channels() AS c'));
     return r.rows.map((row) => row.c).sort();
   }
 
   private command(client: pg.Client, verb: 'LISTEN' | 'UNLISTEN', channel: string): void {
-    client.query(`${verb} ${client.escapeIdentifier(channel)}`).catch((err: unknown) => {
-      this.options.log.warn({ err: (err as Error).message, channel }, `channels: ${verb} failed`);
-    });
+    this.exclusive(() => client.query(`${verb} ${client.escapeIdentifier(channel)}`)).catch(
+      (err: unknown) => {
+        this.options.log.warn({ err: (err as Error).message, channel }, `channels: ${verb} failed`);
+      },
+    );
+  }
+
+  /**
+   * Runs `query` once every statement given before it has settled (in the order given; a failed one does not stop
+   * the next), so the client never has two at once.
+   */
+  private exclusive<T>(query: () => Promise<T>): Promise<T> {
+    const run = async () => {
+      this.inFlight++;
+      try {
+        return await query();
+      } finally {
+        this.inFlight--;
+      }
+    };
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
   }
 
   private async connect(): Promise<void> {
@@ -226,6 +254,9 @@ export class PostgresChannels implements PgChannels {
       return;
     }
     this.client = client;
+    // Statements still waiting for the connection before were given that client, and fail with it; this one's own
+    // need not wait for them.
+    this.tail = Promise.resolve();
     this.retryMs = 500;
     // Channels first listened to while the batch above ran: nobody LISTENed for them yet.
     for (const c of this.registry.handlers.keys())
