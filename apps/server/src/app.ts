@@ -31,6 +31,7 @@ import { subDeviceLink } from './modules/gateway-rules/sub-devices';
 import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
 import { deviceHostsPlugin } from './modules/device-hosts/device-hosts.plugin';
 import { tunnelsPlugin } from './modules/tunnels/tunnels.plugin';
+import { telemetryPlugin } from './modules/telemetry/telemetry.plugin';
 import { tunnelsRoutes } from './modules/tunnels/tunnels.routes';
 import { deviceHostsRoutes } from './modules/device-hosts/device-hosts.routes';
 import { commandsRoutes } from './modules/commands/commands.routes';
@@ -219,6 +220,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(sharesPlugin);
     await app.register(dataTransmitPlugin);
     await app.register(tunnelsPlugin);
+    await app.register(telemetryPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);

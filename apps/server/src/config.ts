@@ -150,6 +150,8 @@ const envSchema = z.object({
     ),
   SIM_REMIND_DATA_PERCENT: z.coerce.number().min(0).max(100).default(10),
   SIM_REMIND_INTERVAL_MS: z.coerce.number().int().min(0).default(600_000),
+  /** Telemetry maintenance (docs/telemetry-scale.md): partitions, rollups, retention; 0: none. */
+  TELEMETRY_MAINTENANCE_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** Default map tiles (docs/configuration.md): a preset name or an http(s) URL template with {z}/{x}/{y}. */
   MAP_TILES: z
     .string()
@@ -250,6 +252,8 @@ export interface Config {
   scripts: { failuresToDisable: number; timeLimitMs: number; cacheMs: number };
   /** SIM reminders (docs/sim.md "Reminders"): days before expiry, low-data percentage, pass interval (0: none). */
   simRemind: { days: number[]; dataPercent: number; intervalMs: number };
+  /** TELEMETRY_MAINTENANCE_MS: how often the telemetry maintenance job runs (docs/telemetry-scale.md); 0: never. */
+  telemetryMaintenanceMs: number;
   /** Device hosts (docs/device-hosts.md): the ports they may take and the address devices reach them at. */
   deviceHosts: { ports: { min: number; max: number }; address: string };
   /**
@@ -348,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       dataPercent: e.SIM_REMIND_DATA_PERCENT,
       intervalMs: e.SIM_REMIND_INTERVAL_MS,
     },
+    telemetryMaintenanceMs: e.TELEMETRY_MAINTENANCE_MS,
     deviceHosts: {
       ports: e.DEVICE_HOST_PORTS,
       address: e.DEVICE_HOST_ADDRESS ?? new URL(e.PUBLIC_URL ?? `http://localhost:${port}`).hostname,

@@ -1987,6 +1987,9 @@ export interface paths {
                   max: number | null;
                   count: number;
                 }[];
+                /** @enum {string} */
+                source: 'raw' | 'rollup' | 'mixed';
+                rollup_before: string | null;
               };
             };
           };

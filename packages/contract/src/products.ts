@@ -33,6 +33,8 @@ const productFields = {
   mqtt_interval: z.number().int().min(0).max(86_400).default(60),
   property_interval: z.number().int().min(0).max(86_400).default(60),
   config_post_size: z.number().int().min(0).max(1_048_576).default(0),
+  /** Days of property history kept (docs/telemetry-scale.md "Retention"); null keeps it for ever. */
+  retention_days: z.number().int().min(1).max(36_500).nullable().default(null),
 };
 
 /** Binding to a third-party cloud (platforms.ts); null unbinds. */
@@ -70,6 +72,7 @@ export const productUpdateBody = z
     mqtt_interval: z.number().int().min(0).max(86_400),
     property_interval: z.number().int().min(0).max(86_400),
     config_post_size: z.number().int().min(0).max(1_048_576),
+    retention_days: z.number().int().min(1).max(36_500).nullable(),
     ...platformBinding,
     properties: z
       .array(productProperty)
@@ -101,6 +104,8 @@ export const productItem = z.object({
   mqtt_interval: z.number().int(),
   property_interval: z.number().int(),
   config_post_size: z.number().int(),
+  /** Days of property history kept; null keeps it for ever. */
+  retention_days: z.number().int().nullable(),
   iot_platform_id: z.number().int().nullable(),
   iot_platform_name: text(),
   iot_platform_type: z.enum(PLATFORM_TYPES).nullable(),

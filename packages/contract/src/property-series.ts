@@ -54,5 +54,13 @@ export const propertySeries = z.object({
   bucket_seconds: z.number().int(),
   /** Buckets with at least one value, oldest first; empty buckets are left out. */
   buckets: z.array(seriesBucket),
+  /**
+   * Where the buckets come from: `raw` history rows, hourly `rollup`s, or `mixed` (rollups before
+   * `rollup_before`, raw rows from it on). Rollups serve the part of a window older than a week when the buckets are
+   * whole hours on hour boundaries (docs/telemetry-scale.md); the figures are the same either way.
+   */
+  source: z.enum(['raw', 'rollup', 'mixed']),
+  /** Buckets starting before this instant were read from rollups; null when none were. */
+  rollup_before: text().nullable(),
 });
 export type PropertySeries = z.infer<typeof propertySeries>;

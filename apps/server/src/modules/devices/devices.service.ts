@@ -26,7 +26,7 @@ import {
   templatePropertyLabels,
 } from '../data-templates/data-templates.service';
 import { visibleProduct } from '../products/products.service';
-import { deviceProperties } from '../telemetry/telemetry.table';
+import { deviceProperties, devicePropertyHourly } from '../telemetry/telemetry.table';
 import { latestProperties } from '../telemetry/telemetry.service';
 import { users } from '../users/users.table';
 import { writeAudit } from '../audit/audit.service';
@@ -441,6 +441,7 @@ export async function deleteDevice(deps: Deps, actor: Actor, sn: string): Promis
   const d = await accessibleDevice(deps.db, actor, sn, 'owner');
   await deps.db.transaction(async (tx) => {
     await tx.delete(deviceProperties).where(eq(deviceProperties.deviceId, d.id));
+    await tx.delete(devicePropertyHourly).where(eq(devicePropertyHourly.deviceId, d.id));
     await tx.delete(devices).where(eq(devices.id, d.id));
     await writeAudit(tx, {
       uid: actor.uid,

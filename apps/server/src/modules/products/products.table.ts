@@ -27,6 +27,8 @@ export const products = pgTable(
     configPostSize: integer('config_post_size').notNull().default(0),
     mqttInterval: integer('mqtt_interval').notNull().default(60),
     propertyInterval: integer('property_interval').notNull().default(60),
+    /** Days of property history kept (docs/telemetry-scale.md "Retention"); null keeps it for ever. */
+    retentionDays: integer('retention_days'),
     createdat: createdat(),
     updatedat: updatedat(),
   },

@@ -6,11 +6,12 @@ import {
   SERIES_MAX_SPAN_SECONDS,
   SERIES_RANGE_BUCKET_SECONDS,
 } from '@cellhub/contract/property-series';
-import type { DbOrTx } from '../../db/client';
+import type { Db, DbOrTx } from '../../db/client';
 import { formError } from '../../lib/app-error';
 import type { Actor, Deps } from '../../lib/deps';
 import { accessibleDevice } from '../devices/device-access';
-import { deviceProperties } from './telemetry.table';
+import { RAW_CHART_MS, rolledTo } from './telemetry-maintenance.service';
+import { deviceProperties, devicePropertyHourly } from './telemetry.table';
 
 export interface SeriesWindow {
   from: Date;
@@ -83,6 +84,76 @@ export async function propertyBuckets(
   }));
 }
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The same buckets as `propertyBuckets`, folded from the hourly rollups: exact when every bucket is whole hours
+ * starting on an hour (sums and counts add up, min and max of minima and maxima).
+ */
+export async function rollupBuckets(
+  db: DbOrTx,
+  deviceId: number,
+  key: string,
+  w: SeriesWindow,
+): Promise<PropertySeries['buckets']> {
+  const h = devicePropertyHourly;
+  const bucket = sql`date_bin(make_interval(secs => ${w.bucketSeconds}), ${h.hour}, ${w.from.toISOString()}::timestamptz)`;
+  const rows = await db
+    .select({
+      epoch: sql<number>`extract(epoch from ${bucket})::float8`,
+      avg: sql<number | null>`(sum(${h.sum}) / nullif(sum(${h.values}), 0))::float8`,
+      min: sql<number | null>`min(${h.min})::float8`,
+      max: sql<number | null>`max(${h.max})::float8`,
+      count: sql<number>`sum(${h.count})::int`,
+    })
+    .from(h)
+    .where(and(eq(h.deviceId, deviceId), eq(h.key, key), gte(h.hour, w.from), lt(h.hour, w.to)))
+    .groupBy(sql`1`)
+    .orderBy(sql`1`);
+  return rows.map((r) => ({
+    ts: new Date(Number(r.epoch) * 1000).toISOString(),
+    avg: r.avg === null ? null : Number(r.avg),
+    min: r.min === null ? null : Number(r.min),
+    max: r.max === null ? null : Number(r.max),
+    count: Number(r.count),
+  }));
+}
+
+/**
+ * Where a window switches from rollups to raw rows: the last bucket boundary at or before both "a week ago"
+ * (RAW_CHART_MS) and the rollup watermark, or undefined when no bucket can come from rollups (buckets that are not
+ * whole hours on hour boundaries, or nothing rolled up that early).
+ */
+export function rollupBoundary(w: SeriesWindow, now: Date, rolled: Date | null): Date | undefined {
+  const bucketMs = w.bucketSeconds * 1000;
+  if (!rolled || bucketMs % HOUR_MS !== 0 || w.from.getTime() % HOUR_MS !== 0) return undefined;
+  const limit = Math.min(now.getTime() - RAW_CHART_MS, rolled.getTime(), w.to.getTime());
+  const from = w.from.getTime();
+  if (limit < from + bucketMs) return undefined;
+  return new Date(from + Math.floor((limit - from) / bucketMs) * bucketMs);
+}
+
+/** A chart's buckets: rollups before the boundary, raw rows after it. */
+export async function chartBuckets(
+  db: Db,
+  deviceId: number,
+  key: string,
+  w: SeriesWindow,
+  now: Date,
+): Promise<{
+  buckets: PropertySeries['buckets'];
+  source: PropertySeries['source'];
+  rollupBefore: Date | null;
+}> {
+  const boundary = rollupBoundary(w, now, await rolledTo(db));
+  if (!boundary)
+    return { buckets: await propertyBuckets(db, deviceId, key, w), source: 'raw', rollupBefore: null };
+  const old = await rollupBuckets(db, deviceId, key, { ...w, to: boundary });
+  if (boundary.getTime() >= w.to.getTime()) return { buckets: old, source: 'rollup', rollupBefore: boundary };
+  const recent = await propertyBuckets(db, deviceId, key, { ...w, from: boundary });
+  return { buckets: [...old, ...recent], source: 'mixed', rollupBefore: boundary };
+}
+
 export async function propertySeries(
   deps: Deps,
   actor: Actor,
@@ -93,12 +164,20 @@ export async function propertySeries(
   const device = await accessibleDevice(deps.db, actor, sn, 'view');
   // The newest bucket includes "now": a reading stamped this millisecond belongs in the chart.
   const window = query.range ? { ...w, to: new Date(w.to.getTime() + 1) } : w;
-  const buckets = await propertyBuckets(deps.db, device.id, query.key, window);
+  const { buckets, source, rollupBefore } = await chartBuckets(
+    deps.db,
+    device.id,
+    query.key,
+    window,
+    deps.now(),
+  );
   return {
     key: query.key,
     from: w.from.toISOString(),
     to: w.to.toISOString(),
     bucket_seconds: w.bucketSeconds,
     buckets,
+    source,
+    rollup_before: rollupBefore?.toISOString() ?? null,
   };
 }

@@ -6,6 +6,7 @@ import {
   integer,
   pgTable,
   primaryKey,
+  smallint,
   text,
 } from 'drizzle-orm/pg-core';
 import { createdat, tstz } from '../../db/columns';
@@ -15,6 +16,10 @@ import { devices } from '../devices/devices.table';
  * Property history: one row per (device, key, device timestamp). One of num/txt/bool is set. No primary key and no
  * foreign key on purpose: rows are append-only and written in large batches, and a per-row key check would cost
  * ingest throughput; deleting a device deletes its history explicitly. The index serves history queries.
+ *
+ * In the database the table is partitioned by range of `ts` (migration 0035): weekly partitions
+ * `device_properties_pYYYYMMDD` created ahead by the telemetry maintenance job, and `device_properties_default` for
+ * anything outside them (docs/telemetry-scale.md). Drizzle does not model partitions; queries are unchanged.
  */
 export const deviceProperties = pgTable(
   'device_properties',
@@ -26,8 +31,40 @@ export const deviceProperties = pgTable(
     txt: text('txt'),
     bool: boolean('bool'),
   },
-  (t) => [index('device_properties_device_key_ts_idx').on(t.deviceId, t.key, t.ts)],
+  (t) => [
+    index('device_properties_device_key_ts_idx').on(t.deviceId, t.key, t.ts),
+    index('device_properties_ts_brin_idx').using('brin', t.ts),
+  ],
 );
+
+/**
+ * Hourly rollups of device_properties for charts older than a week (telemetry-maintenance.service.ts). Values as the
+ * chart reads them (coalesce(num, bool::int)); `count` counts every value, `values` the numeric ones, so
+ * avg = sum / values and several hours fold exactly. No foreign key, like the history it summarises.
+ */
+export const devicePropertyHourly = pgTable(
+  'device_property_hourly',
+  {
+    deviceId: integer('device_id').notNull(),
+    key: text('key').notNull(),
+    hour: tstz('hour').notNull(),
+    count: integer('count').notNull(),
+    values: integer('values').notNull(),
+    sum: doublePrecision('sum'),
+    min: doublePrecision('min'),
+    max: doublePrecision('max'),
+  },
+  (t) => [
+    primaryKey({ name: 'device_property_hourly_pk', columns: [t.deviceId, t.key, t.hour] }),
+    index('device_property_hourly_hour_idx').on(t.hour),
+  ],
+);
+
+/** One row (id 1): every hour before `rolled_to` is in device_property_hourly. */
+export const telemetryRollupState = pgTable('telemetry_rollup_state', {
+  id: smallint('id').primaryKey().default(1),
+  rolledTo: tstz('rolled_to'),
+});
 
 /** Latest value per (device, key), upserted per batch so lists and detail pages never scan history. */
 export const devicePropertyLatest = pgTable(

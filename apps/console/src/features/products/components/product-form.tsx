@@ -27,8 +27,10 @@ const CLOUD_FIELD: Partial<Record<PlatformType, { field: string; label: string; 
   netkit: { field: 'product_id', label: 'product.field.netkitProductId', required: false },
 };
 
-type Values = Omit<ProductCreateBody, 'iot_platform_id'> & {
+type Values = Omit<ProductCreateBody, 'iot_platform_id' | 'retention_days'> & {
   iot_platform_id?: number;
+  /** Empty keeps the history for ever (null in the API). */
+  retention_days?: number;
   iot_platform_config?: Record<string, string>;
 };
 
@@ -54,6 +56,7 @@ function toValues(p: ProductDetail): Values {
     mqtt_interval: p.mqtt_interval,
     property_interval: p.property_interval,
     config_post_size: p.config_post_size,
+    retention_days: p.retention_days ?? undefined,
     iot_platform_id: p.iot_platform_id ?? undefined,
     iot_platform_config: p.iot_platform_config as Record<string, string>,
   };
@@ -94,6 +97,7 @@ export default function ProductForm({ productKey }: { productKey?: string }) {
       mqtt_interval: values.mqtt_interval,
       property_interval: values.property_interval,
       config_post_size: values.config_post_size,
+      retention_days: values.retention_days ?? null,
       iot_platform_id: values.iot_platform_id ?? null,
       iot_platform_config: config,
       ...(productKey ? {} : values.product_key?.trim() ? { product_key: values.product_key.trim() } : {}),
@@ -210,6 +214,15 @@ export default function ProductForm({ productKey }: { productKey?: string }) {
             <Col span={8}>
               <Form.Item label={t('product.field.configPostSize')} field="config_post_size">
                 <InputNumber min={0} max={1048576} precision={0} />
+              </Form.Item>
+            </Col>
+            <Col span={8}>
+              <Form.Item
+                label={t('product.field.retentionDays')}
+                field="retention_days"
+                extra={t('product.field.retentionDays.help')}
+              >
+                <InputNumber min={1} max={36500} precision={0} placeholder={t('product.retention.forever')} />
               </Form.Item>
             </Col>
           </Row>

@@ -48,6 +48,10 @@ const enUS: Record<keyof typeof zhCN, string> = {
   'product.field.mqttInterval': 'MQTT keep-alive (s)',
   'product.field.propertyInterval': 'Property report interval (s)',
   'product.field.configPostSize': 'Config report size (bytes, 0 = no limit)',
+  'product.field.retentionDays': 'Property history kept (days)',
+  'product.field.retentionDays.help':
+    'Empty keeps it for ever; older values, and their chart summaries, are deleted every hour',
+  'product.retention.forever': 'For ever',
   'product.field.platform': 'IoT platform',
   'product.field.platform.placeholder': 'Not bound',
   'product.field.aliyunProductKey': 'Alibaba Cloud ProductKey',

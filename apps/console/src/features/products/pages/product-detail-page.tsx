@@ -105,6 +105,10 @@ export default function ProductDetailPage() {
                 { label: t('product.field.propertyInterval'), value: p.property_interval },
                 { label: t('product.field.configPostSize'), value: p.config_post_size },
                 {
+                  label: t('product.field.retentionDays'),
+                  value: p.retention_days ?? t('product.retention.forever'),
+                },
+                {
                   label: t('product.field.platform'),
                   value: p.iot_platform_id ? (
                     <Tag color="arcoblue">{p.iot_platform_name}</Tag>

@@ -13,6 +13,8 @@ const series = (): PropertySeries => ({
     { ts: at(0), avg: 20, min: 19, max: 21, count: 2 },
     { ts: at(10), avg: 22, min: 22, max: 22, count: 1 },
   ],
+  source: 'raw',
+  rollup_before: null,
 });
 
 describe('foldLiveValue', () => {
