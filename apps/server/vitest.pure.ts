@@ -11,6 +11,8 @@ export const pureTests = [
   'src/pure-tests.test.ts',
   'src/gateway/device-auth.test.ts',
   'src/gateway/message-id.test.ts',
+  'src/gateway/topic-acl.test.ts',
+  'src/modules/broker-auth/dynsec-plan.test.ts',
   'src/gateway/mqtt5/connect-check.test.ts',
   'src/gateway/mqtt5/packet-scanner.test.ts',
   'src/gateway/mqtt5/translate.test.ts',

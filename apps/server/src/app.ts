@@ -12,6 +12,7 @@ import { gatewayPlugin } from './gateway/gateway.plugin';
 import type { Deps } from './lib/deps';
 import type { SmsProvider } from './lib/sms';
 import { alertsPlugin } from './modules/alerts/alerts.plugin';
+import { brokerAuthPlugin } from './modules/broker-auth/broker-auth.plugin';
 import { accessKeysPlugin } from './modules/access-keys/access-keys.plugin';
 import { accessKeysRoutes } from './modules/access-keys/access-keys.routes';
 import { alertsRoutes } from './modules/alerts/alerts.routes';
@@ -220,6 +221,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(sharesPlugin);
     await app.register(dataTransmitPlugin);
     await app.register(tunnelsPlugin);
+    await app.register(brokerAuthPlugin);
     await app.register(telemetryPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);

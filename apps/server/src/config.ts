@@ -179,6 +179,14 @@ const envSchema = z.object({
   TUNNEL_MAX_S: z.coerce.number().int().min(1).max(604_800).default(7200),
   /** Where uploaded files live (docs/storage.md): `dir` (DATA_DIR/files, one instance) or `postgres` (shared). */
   FILE_STORE: z.enum(['dir', 'postgres']).default('dir'),
+  /** External brokers (docs/external-brokers.md): the shared secret EMQX sends to the auth hooks. */
+  BROKER_HOOK_SECRET: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Provision Mosquitto's dynamic-security plugin on MQTT_URL with the devices' credentials and ACLs. */
+  MQTT_DYNSEC: bool(false),
+  MQTT_DYNSEC_USERNAME: optionalString,
+  MQTT_DYNSEC_PASSWORD: optionalString,
+  /** Seconds between full reconciliations of the broker's clients with the devices (one also runs at start). */
+  MQTT_DYNSEC_RECONCILE_S: z.coerce.number().int().min(1).max(604_800).default(3600),
   MAP_TIANDITU_KEY: optionalString.pipe(
     z
       .string()
@@ -275,6 +283,15 @@ export interface Config {
   fileStore: 'dir' | 'postgres';
   /** MAP_TILES / MAP_TIANDITU_KEY: the map tiles until an admin saves the setting (system settings, Map). */
   mapTiles: { provider: MapTileProvider; customUrl: string; tiandituKey: string };
+  /**
+   * Device auth on an external broker (docs/external-brokers.md): `hookSecret` guards the EMQX HTTP hooks (unset:
+   * they answer 401); `dynsec` provisions Mosquitto's dynamic-security plugin over MQTT_URL as `username`
+   * (default: MQTT_URL's user), re-checking every device each `reconcileMs` and at every start.
+   */
+  brokerAuth: {
+    hookSecret: string | undefined;
+    dynsec: { enabled: boolean; username?: string; password?: string; reconcileMs: number };
+  };
 }
 
 export class ConfigError extends Error {}
@@ -292,6 +309,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.MQTT_DYNSEC && !e.MQTT_URL) {
+    throw new ConfigError(
+      'invalid configuration:\n  MQTT_DYNSEC: needs MQTT_URL (the Mosquitto to provision)',
+    );
+  }
   if (e.MAP_TILES === 'tianditu' && !e.MAP_TIANDITU_KEY) {
     throw new ConfigError('invalid configuration:\n  MAP_TILES: tianditu needs MAP_TIANDITU_KEY');
   }
@@ -369,6 +391,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mapTiles: (MAP_TILE_PROVIDERS as readonly string[]).includes(e.MAP_TILES)
       ? { provider: e.MAP_TILES as MapTileProvider, customUrl: '', tiandituKey: e.MAP_TIANDITU_KEY ?? '' }
       : { provider: 'custom', customUrl: e.MAP_TILES, tiandituKey: e.MAP_TIANDITU_KEY ?? '' },
+    brokerAuth: {
+      hookSecret: e.BROKER_HOOK_SECRET,
+      dynsec: {
+        enabled: e.MQTT_DYNSEC,
+        username: e.MQTT_DYNSEC_USERNAME,
+        password: e.MQTT_DYNSEC_PASSWORD,
+        reconcileMs: e.MQTT_DYNSEC_RECONCILE_S * 1000,
+      },
+    },
     ...overrides,
   };
   config.secretKey = overrides.secretKey ?? e.SECRET_KEY ?? loadOrCreateSecretKey(config.dataDir);

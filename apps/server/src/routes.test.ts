@@ -436,6 +436,20 @@ const ROUTES: RouteCase[] = [
     auth: 'public',
     bad: { payload: { product_key: 'pk', sn: 'x', ts: 'now', sign: 'zz' } },
   },
+  // EMQX's auth hooks (docs/external-brokers.md): no sign-in but a shared secret checked before the body is read,
+  // so bad input answers 401 here; modules/broker-auth/emqx-hooks.test.ts checks both with the secret.
+  {
+    method: 'POST',
+    path: '/api/broker-auth/emqx/authn',
+    url: '/api/broker-auth/emqx/authn',
+    auth: 'public',
+  },
+  {
+    method: 'POST',
+    path: '/api/broker-auth/emqx/authz',
+    url: '/api/broker-auth/emqx/authz',
+    auth: 'public',
+  },
   // user commands, config templates, dashboard
   {
     method: 'GET',
@@ -2631,7 +2645,11 @@ describe('update routes given nothing to update', () => {
 
 // Health checks, and firmware downloads (devices behind a carrier's NAT share addresses; the token is the gate).
 const FLOOD_GUARDED = ROUTES.filter(
-  (r) => r.path !== '/api/health' && r.path !== '/api/ota/download/{token}',
+  (r) =>
+    r.path !== '/api/health' &&
+    r.path !== '/api/ota/download/{token}' &&
+    // The broker calls these per connect and per publish, from one address.
+    !r.path.startsWith('/api/broker-auth/'),
 );
 
 describe('flood guard', () => {

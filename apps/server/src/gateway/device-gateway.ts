@@ -231,6 +231,8 @@ export class DeviceGateway implements DeviceLink {
 
   invalidate(sn: string): void {
     this.auth.invalidate(sn);
+    // Brokers that hold credentials themselves (Mosquitto dynamic security) follow the change.
+    this.deps.events.emit({ type: 'device.auth.changed', sns: [sn] });
   }
 
   // --- presence -----------------------------------------------------------------------------------------

@@ -15,7 +15,10 @@ export interface DeviceLink {
   online(sn: string, stored: number): boolean;
   /** Closes the device's connection on this instance, if any (disabled, deleted, secret changed). */
   kick(sn: string, reason: string): void;
-  /** Forgets cached auth data of the device. */
+  /**
+   * Forgets cached auth data of the device: call it after every committed change of what authenticates it (created,
+   * secret, disabled, owner, deleted). The gateway also raises `device.auth.changed` for brokers holding credentials.
+   */
   invalidate(sn: string): void;
 }
 

@@ -1,10 +1,11 @@
 import type { Aedes, AuthenticateError, Client } from 'aedes';
-import { DOWN_KINDS, parseTopic, topicPrefix } from '@cellhub/contract/protocol';
+import { DOWN_KINDS, topicPrefix } from '@cellhub/contract/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeviceRef } from '../modules/devices/device-ref';
 import { Rejection } from '../lib/rejection';
 import { BrokerSessions, SESSION_MARKER } from './broker-sessions';
 import type { BrokerAdapter, DeviceGateway } from './device-gateway';
+import { mayPublish, maySubscribe } from './topic-acl';
 
 interface Session {
   device: DeviceRef;
@@ -110,13 +111,12 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
       callback(new Error(`publish topic ${bad}`));
       return;
     }
-    const parsed = parseTopic(packet.topic);
-    const own = parsed && parsed.productKey === device.productKey && parsed.sn === device.sn;
+    const parsed = mayPublish(device, packet.topic);
     const will = packet === (client as unknown as { will?: unknown }).will;
     // Every copy of a message is rewritten alike (a resent copy may reach Aedes' store too); only the first is
     // handled.
     let handle: () => Promise<void>;
-    if (!own || parsed.direction !== 'up') {
+    if (!parsed) {
       const topic = packet.topic;
       drop(packet, client);
       handle = async () =>
@@ -154,9 +154,7 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
       callback(new Error(`subscribe topic ${bad}`));
       return;
     }
-    const prefix = `${topicPrefix(session.device.productKey, session.device.sn)}/down/`;
-    const rest = sub.topic.startsWith(prefix) ? sub.topic.slice(prefix.length) : undefined;
-    if (rest === undefined || !/^(#|\+|[a-z_]+)$/.test(rest)) {
+    if (!maySubscribe(session.device, sub.topic)) {
       gateway.reject(
         session.device,
         'acl',

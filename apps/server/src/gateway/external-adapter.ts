@@ -43,7 +43,8 @@ interface AckHooks {
  * database; so `handleMessage` calls back at once, the PUBACK mqtt.js would send is held back, and the held
  * PUBACKs go out together after each commit. The broker's in-flight window (Mosquitto `max_inflight_messages`,
  * default 20) then bounds how many messages the server holds unacknowledged: set it high (docs/operations.md).
- * Device authentication and topic ACLs are the broker's job in this mode (a later issue wires them to the server).
+ * Device authentication and topic ACLs are the broker's job in this mode, fed by the server: EMQX's HTTP hooks and
+ * Mosquitto dynamic-security provisioning (modules/broker-auth, docs/external-brokers.md).
  */
 export function attachExternal(
   client: MqttClient,

@@ -69,7 +69,13 @@ export type DomainEvent =
    */
   | { type: 'device.ready'; device: DeviceRef; kinds: readonly DownKind[]; connectedAt: string }
   /** A request: send the queued commands of this online device now; answered when the attempt ended. */
-  | { type: 'commands.deliver'; device: DeviceRef };
+  | { type: 'commands.deliver'; device: DeviceRef }
+  /**
+   * What a broker needs to authenticate these devices changed (committed) on this instance: created, secret
+   * rotated, disabled or enabled, owner changed, deleted. Raised by the gateway when a service forgets cached auth
+   * data (DeviceLink.invalidate); the Mosquitto dynamic-security provisioning listens (modules/broker-auth).
+   */
+  | { type: 'device.auth.changed'; sns: string[] };
 
 export type DomainEventType = DomainEvent['type'];
 export type DomainEventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

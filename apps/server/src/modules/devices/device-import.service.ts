@@ -193,6 +193,8 @@ export async function importDevices(
       }
     });
   }
+  // New devices are known to the gateway now (and to a broker holding credentials, docs/external-brokers.md).
+  for (const c of created) deps.link.invalidate(c.sn);
   // New devices of a product bound to a cloud platform get their iot_platform_param at once.
   if (created.length) {
     const ids = created.map((c) => c.id);

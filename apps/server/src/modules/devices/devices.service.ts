@@ -209,6 +209,8 @@ export async function createDevices(
       });
     });
   }
+  // New devices are known to the gateway now (and to a broker holding credentials, docs/external-brokers.md).
+  for (const [sn, line] of lines) if (line.result === 'created') deps.link.invalidate(sn);
   // New devices of a product bound to a cloud platform get their iot_platform_param at once.
   if (createdIds.length) {
     await writeDeviceLog(deps.db, ...(await syncDevicesPlatformParams(deps, product.productKey, createdIds)));

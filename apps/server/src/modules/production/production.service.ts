@@ -364,7 +364,9 @@ export async function startProductionTask(deps: Deps, actor: Actor, id: number):
     });
     return { row: started!, created: made };
   });
-  // As for any create: devices of a product bound to a cloud platform get their identity there.
+  // As for any create: the gateway (and a broker holding credentials) learns of them, and devices of a product
+  // bound to a cloud platform get their identity there.
+  for (const c of created) deps.link.invalidate(c.sn);
   if (created.length)
     await writeDeviceLog(
       deps.db,
