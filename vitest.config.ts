@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import serverConfig from './apps/server/vitest.config.js';
+import { pgliteInCi } from './apps/server/vitest.pure.js';
 
 // One `vitest run` covers every workspace. Server integration tests run on PGlite, and a second time on real
 // PostgreSQL when TEST_DATABASE_URL is set (CI sets it). `npm run test:fast` picks the projects that need neither
 // a database nor a broker: contract, console, console-node and server-pure. The reliability suite is not here: it
 // runs on its own (`npm run test:reliability`, apps/server/vitest.reliability.config.ts), outside CI's 30 minutes.
-const serverOnPg = process.env.TEST_DATABASE_URL
+const onCi = Boolean(process.env.TEST_DATABASE_URL);
+const serverOnPg = onCi
   ? [
       {
         extends: './apps/server/vitest.config.ts',
@@ -21,7 +24,15 @@ export default defineConfig({
     projects: [
       './packages/contract',
       './apps/server/vitest.pure.config.ts',
-      './apps/server',
+      onCi && process.env.TEST_PGLITE !== 'all'
+        ? {
+            // With PostgreSQL available (CI), the embedded PGlite run keeps the tests of the parts whose behaviour
+            // depends on the engine (its single connection, LISTEN/NOTIFY, group commits, jobs, the gateway's
+            // ingest); every other integration test runs on PostgreSQL only. `TEST_PGLITE=all` runs them all.
+            // Not `extends`: Vitest would add this include to the server config's instead of replacing it.
+            test: { ...serverConfig.test, name: 'server', root: './apps/server', include: pgliteInCi },
+          }
+        : './apps/server',
       ...serverOnPg,
       './apps/console/vitest.config.ts',
       './apps/console/vitest.node.config.ts',

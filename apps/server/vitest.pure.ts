@@ -41,3 +41,21 @@ export const pureTests = [
   'src/modules/telemetry/raw-writer.test.ts',
   'src/realtime/event-bus.test.ts',
 ];
+
+/**
+ * The integration tests that run on PGlite too when PostgreSQL is there (CI runs every integration test on
+ * PostgreSQL): the engine-facing parts, where the embedded database's single connection, its LISTEN/NOTIFY and its
+ * timing differ from PostgreSQL's.
+ */
+export const pgliteInCi = [
+  'src/app.test.ts',
+  'src/db/**/*.test.ts',
+  'src/jobs/**/*.test.ts',
+  'src/realtime/**/*.test.ts',
+  'src/gateway/**/*.test.ts',
+  'src/plugins/**/*.test.ts',
+  'src/modules/telemetry/**/*.test.ts',
+  'src/modules/forwarding/**/*.test.ts',
+  'src/modules/ota/**/*.test.ts',
+  'src/modules/users/**/*.test.ts',
+];
