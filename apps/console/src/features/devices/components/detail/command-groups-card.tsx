@@ -51,6 +51,12 @@ export default function CommandGroupsCard({ d }: { d: DeviceDetail }) {
     queryFn: () =>
       http.list<CommandItem>(`/api/devices/${encodeURIComponent(sn)}/commands`, { current: 1, per_page: 20 }),
     enabled: lastId !== undefined,
+    // The device.command event refreshes it; while the command waits for its reply it is also polled, so a
+    // missed event (a socket reconnecting) cannot leave it waiting for ever.
+    refetchInterval: (q) => {
+      const item = q.state.data?.data.find((c) => c.id === lastId);
+      return item && (item.status === 'sent' || item.status === 'pending') ? 2000 : false;
+    },
   });
   const last = history.data?.data.find((c) => c.id === lastId);
   const lastCmd = last?.command_ref ? commands.find((c) => c.id === last.command_ref?.command_id) : undefined;
