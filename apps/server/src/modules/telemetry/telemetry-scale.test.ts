@@ -1,6 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PropertySeries } from '@cellhub/contract/property-series';
+import { jobs } from '../../jobs/jobs.table';
+import { queuedJobKind } from '../../jobs/queue';
+import { JobWorker } from '../../jobs/worker';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
 import { findDeviceBySn } from '../devices/devices.service';
 import { propertyBuckets, seriesWindow } from './telemetry-history.service';
@@ -9,9 +12,11 @@ import {
   DEFAULT_PARTITION,
   ensurePartitions,
   listPartitions,
+  MAINTENANCE_KIND,
   partitionName,
   rollUp,
   runTelemetryMaintenance,
+  telemetryMaintenanceJob,
   weekStart,
 } from './telemetry-maintenance.service';
 import { deviceProperties } from './telemetry.table';
@@ -263,5 +268,27 @@ describe('retention per product', () => {
     const later = await runTelemetryMaintenance(t.app.deps);
     expect(later.retention.dropped).toEqual([]);
     expect(later.partitions.created).toEqual([partitionName(weekStart(NOW) + 3 * WEEK)]);
+  });
+});
+
+describe('the telemetry_maintenance job', () => {
+  it('is a recurring job of the jobs table: first pass a minute after the start, then every interval', async () => {
+    const worker = new JobWorker(queuedJobKind(t.app.deps, telemetryMaintenanceJob(t.app.deps, HOUR)), {
+      log: t.app.log,
+      concurrency: 1,
+      pollMs: 0,
+    });
+    t.clock.advance(WEEK);
+    expect(await worker.runOnce()).toBe(0);
+    const ahead = partitionName(weekStart(NOW) + 4 * WEEK);
+    expect((await listPartitions(t.app.deps.db)).map((p) => p.name)).not.toContain(ahead);
+    t.clock.advance(61_000);
+    expect(await worker.runOnce()).toBe(1);
+    expect((await listPartitions(t.app.deps.db)).map((p) => p.name)).toContain(ahead);
+    const [job] = await t.app.deps.db.select().from(jobs).where(eq(jobs.kind, MAINTENANCE_KIND));
+    expect(job).toMatchObject({ status: 'queued', attempts: 0, lastError: null });
+    expect(job!.runAt.getTime()).toBeGreaterThan(t.clock.now().getTime() + HOUR - 1000);
+    expect(await worker.runOnce()).toBe(0);
+    await worker.stop();
   });
 });
