@@ -53,12 +53,12 @@ async function setup() {
   });
   cleanups.push(() => server.endAsync(true));
   const { gateway, held } = heldGateway();
-  attachExternal(server, gateway, log);
+  const adapter = attachExternal(server, gateway, log);
   // Aedes has no shared subscriptions: the plain filter delivers the same messages to the same handler.
   await server.subscribeAsync('dev/+/+/up/#', { qos: 1 });
   const dev: MqttClient = await mqtt.connectAsync(url, { clientId: 'SN1', reconnectPeriod: 0 });
   cleanups.push(() => dev.endAsync(true));
-  return { server, dev, held, acks };
+  return { server, dev, held, acks, adapter };
 }
 
 describe('external adapter acknowledgements', () => {
@@ -100,6 +100,29 @@ describe('external adapter acknowledgements', () => {
     // The sentinel: the redelivered copy, once handled, is the one and only acknowledgement.
     held[2]!.settle();
     await eventually(async () => (acks.length > 0 ? true : undefined));
+    expect(acks).toHaveLength(1);
+  });
+
+  it('a graceful stop settles what it took and leaves what arrives afterwards unacknowledged', async () => {
+    const { server, dev, held, acks, adapter } = await setup();
+    const arrived: string[] = [];
+    server.on('packetreceive', (p) => {
+      if (p.cmd === 'publish') arrived.push(p.payload.toString());
+    });
+    void dev.publishAsync('dev/pk01/SN1/up/property', '{"params":{"n":1}}', { qos: 1 });
+    await eventually(async () => (held.length === 1 ? true : undefined));
+    let stopped = false;
+    const stopping = adapter.stopIntake().then(() => (stopped = true));
+    void dev.publishAsync('dev/pk01/SN1/up/property', '{"params":{"n":2}}', { qos: 1 });
+    // Taken before the stop: it is waited for, then acknowledged.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stopped).toBe(false);
+    held[0]!.settle();
+    await stopping;
+    await eventually(async () => (acks.length === 1 ? true : undefined));
+    // Arrived after: neither handed to the gateway nor acknowledged (the broker keeps it for the session).
+    await eventually(async () => (arrived.includes('{"params":{"n":2}}') ? true : undefined));
+    expect(held).toHaveLength(1);
     expect(acks).toHaveLength(1);
   });
 });

@@ -27,6 +27,17 @@ export function pubackBytes(ids: readonly number[]): Buffer {
   return buf;
 }
 
+/** The external adapter, with what a graceful stop needs of it. */
+export interface ExternalAdapter extends BrokerAdapter {
+  /**
+   * Stops taking uplinks and resolves once those already taken are settled (stored, and their PUBACKs written).
+   * What the broker delivers afterwards is left unacknowledged: it stays with the persistent session and comes
+   * again when the instance is back. Called before the gateway closes, so a message arriving during a graceful
+   * stop is not acknowledged by a closed writer's failure (which `uplink` counts and settles).
+   */
+  stopIntake(): Promise<void>;
+}
+
 interface AckHooks {
   _sendPacket(packet: { cmd: string; messageId?: number }, cb?: () => void, ...rest: unknown[]): void;
   stream: NodeJS.WritableStream & { destroyed?: boolean };
@@ -51,7 +62,7 @@ export function attachExternal(
   gateway: DeviceGateway,
   log: FastifyBaseLogger,
   shareGroup = 'cellhub',
-): BrokerAdapter {
+): ExternalAdapter {
   const filter = sharedUplinkFilter(shareGroup);
   const hooks = client as unknown as AckHooks;
 
@@ -64,6 +75,9 @@ export function attachExternal(
   let writeScheduled = false;
   let unacked = 0;
   const waiting: (() => void)[] = [];
+  let stopping = false;
+  /** Uplinks taken and not settled yet. */
+  const taken = new Set<Promise<void>>();
 
   const writeAcks = () => {
     writeScheduled = false;
@@ -128,6 +142,8 @@ export function attachExternal(
   };
 
   client.handleMessage = (packet, callback) => {
+    // Not read, not acknowledged, and mqtt.js reads no further: the broker keeps it for the session.
+    if (stopping) return;
     const parsed = parseTopic(packet.topic);
     if (!parsed || parsed.direction !== 'up') return callback();
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
@@ -136,6 +152,8 @@ export function attachExternal(
       ? handle(cached.data, parsed.kind, parsed.productKey, payload)
       : gateway.auth.get(parsed.sn).then((d) => handle(d, parsed.kind, parsed.productKey, payload));
     const settled = handled.catch((err: unknown) => log.error({ err }, 'external uplink failed'));
+    taken.add(settled);
+    void settled.then(() => taken.delete(settled));
     if (packet.qos !== 1 || packet.messageId === undefined) {
       // QoS 0 has nothing to acknowledge; QoS 2 keeps mqtt.js's own handshake (one at a time).
       if (packet.qos === 2) void settled.then(() => callback());
@@ -159,6 +177,13 @@ export function attachExternal(
 
   return {
     kind: 'external',
+    async stopIntake() {
+      stopping = true;
+      await Promise.all([...taken]);
+      // The PUBACKs of the last batch go out in the turn after it settled.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      writeAcks();
+    },
     reachable: () => client.connected,
     kick: () => undefined,
     publish: async (topic, payload, qos) => {

@@ -18,17 +18,19 @@ export const gatewayPlugin = fp(
     const { broker } = app;
     // Registered before the broker hands over the first connection, which then names this instance as its holder.
     await gateway.start(broker.kind, broker.port === undefined ? '' : `${hostname()}:${broker.port}`);
+    const external = broker.client
+      ? attachExternal(broker.client, gateway, app.log, app.deps.config.mqttShareGroup)
+      : undefined;
     const adapter =
-      broker.kind === 'embedded' && broker.aedes
-        ? attachEmbedded(broker.aedes, gateway, app.log)
-        : broker.client
-          ? attachExternal(broker.client, gateway, app.log, app.deps.config.mqttShareGroup)
-          : undefined;
+      broker.kind === 'embedded' && broker.aedes ? attachEmbedded(broker.aedes, gateway, app.log) : external;
     if (!adapter) throw new Error('no broker to attach the device gateway to');
     gateway.attach(adapter);
     app.decorate('gateway', gateway);
-    // After the broker stopped taking messages, before the database closes: what is queued gets written.
+    // Before the database closes: what is queued gets written. onClose hooks run in reverse order of registration,
+    // so this runs before the broker plugin's: the external client is still connected, and stops taking uplinks
+    // first (what arrives from now on stays at the broker for this instance's session, not acknowledged).
     app.addHook('onClose', async () => {
+      await external?.stopIntake();
       await gateway.close();
     });
   },
