@@ -43,7 +43,10 @@ interface Pending {
  * `timeoutMs`; then they fail and the job that sent them retries with backoff.
  */
 export class DynsecClient {
+  /** Requests waiting for answers, by the correlation data of their first command. */
   private readonly pending = new Map<string, Pending>();
+  /** The same requests by the correlation data of each of their commands. */
+  private readonly byId = new Map<string, Pending>();
   private readonly prefix = randomBytes(6).toString('hex');
   private seq = 0;
   /** Settles once the response topic is subscribed on the current connection (answers sent before would be lost). */
@@ -113,10 +116,12 @@ export class DynsecClient {
     const key = ids[0]!;
     const answered = new Promise<DynsecResponse[]>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.pending.delete(key);
+        this.forget(key);
         reject(new Error(`dynamic security: no answer within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
-      this.pending.set(key, { ids, got: new Map(), resolve, reject, timer });
+      const p: Pending = { ids, got: new Map(), resolve, reject, timer };
+      this.pending.set(key, p);
+      for (const id of ids) this.byId.set(id, p);
     });
     const payload = JSON.stringify({
       commands: commands.map((c, i) => ({ ...c, correlationData: ids[i] })),
@@ -134,7 +139,7 @@ export class DynsecClient {
       const p = this.pending.get(key);
       if (err && p) {
         clearTimeout(p.timer);
-        this.pending.delete(key);
+        this.forget(key);
         p.reject(err);
       }
     });
@@ -161,18 +166,23 @@ export class DynsecClient {
     }
     for (const r of body.responses ?? []) {
       const id = r.correlationData;
-      if (typeof id !== 'string' || !id.startsWith(`${this.prefix}-`)) continue;
-      for (const [key, p] of this.pending) {
-        if (!p.ids.includes(id)) continue;
-        p.got.set(id, r);
-        if (p.got.size === p.ids.length) {
-          clearTimeout(p.timer);
-          this.pending.delete(key);
-          p.resolve(p.ids.map((i) => p.got.get(i)!));
-        }
-        break;
+      // Other instances' answers (they go to every subscriber) and late ones after a timeout.
+      const p = typeof id === 'string' ? this.byId.get(id) : undefined;
+      if (!p) continue;
+      p.got.set(id!, r);
+      if (p.got.size === p.ids.length) {
+        clearTimeout(p.timer);
+        this.forget(p.ids[0]!);
+        p.resolve(p.ids.map((i) => p.got.get(i)!));
       }
     }
+  }
+
+  private forget(key: string): void {
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    for (const id of p.ids) this.byId.delete(id);
   }
 
   get connected(): boolean {
@@ -185,6 +195,7 @@ export class DynsecClient {
       p.reject(new Error('dynamic security client closed'));
     }
     this.pending.clear();
+    this.byId.clear();
     await this.client.endAsync(true);
   }
 }
