@@ -202,6 +202,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
         // The fakes this test file started, and nothing else (./outbound.ts); read on every call, so fakes started
         // after the app are reachable too.
         outboundAllow: testOutboundAllow,
+        // TEST_FILE_STORE=postgres runs the upload and download tests on the shared file store (docs/storage.md).
+        fileStore: process.env.TEST_FILE_STORE === 'postgres' ? 'postgres' : 'dir',
         ...options.config,
       },
     });

@@ -9,7 +9,9 @@ import {
   compareVersions,
 } from '@cellhub/contract/applications';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
+import { fileStore } from '../../lib/file-store';
 import { auditLogs } from '../audit/audit.table';
+import { storedFiles as storedFileRows } from '../files/files.table';
 import { applicationDir, checkIcon, sniffApplication } from './application-file';
 import { applicationVersions } from './applications.table';
 
@@ -71,8 +73,18 @@ const create = async (body: Record<string, unknown>) =>
     await t.inject({ method: 'POST', url: '/api/applications', token: admin, payload: body }),
   );
 
-/** Files in the store, temporary parts included, so a refusal can be seen to leave nothing behind. */
-function storedFiles(): string[] {
+/**
+ * Files in the store, uploads in progress included (`tmp/...`), so a refusal can be seen to leave nothing behind:
+ * DATA_DIR/files/applications with FILE_STORE=dir, the database's stored files with postgres.
+ */
+async function storedFiles(): Promise<string[]> {
+  if (fileStore(t.app.deps).kind === 'postgres') {
+    const rows = await t.app.deps.db
+      .select({ key: storedFileRows.key, complete: storedFileRows.complete })
+      .from(storedFileRows)
+      .where(like(storedFileRows.key, 'applications/%'));
+    return rows.map((r) => `${r.complete ? '' : 'tmp/'}${r.key.slice('applications/'.length)}`).sort();
+  }
   const dir = applicationDir(t.app.deps);
   if (!existsSync(dir)) return [];
   const tmp = path.join(dir, 'tmp');
@@ -431,7 +443,7 @@ describe('application versions', () => {
   });
 
   it('refuse too large, wrong type, empty, checksum mismatch and taken versions, leaving no file', async () => {
-    const before = storedFiles();
+    const before = await storedFiles();
     const cases: [string, Record<string, string>, { name: string; content: Buffer }, number, number][] = [
       ['too large', { version: '3.0.0' }, { name: 'big.apk', content: apk(MAX + 1) }, 413, 50001],
       ['name', { version: '3.0.1' }, { name: 'tool.html', content: apk(100) }, 415, 50002],
@@ -484,7 +496,7 @@ describe('application versions', () => {
     });
     expect(json.statusCode).toBe(415);
     expect(errorOf(json).code).toBe(50002);
-    expect(storedFiles()).toEqual(before);
+    expect(await storedFiles()).toEqual(before);
 
     const good = await upload(
       appId,
@@ -502,7 +514,7 @@ describe('application versions', () => {
   });
 
   it('answer 40003 to an upload that breaks off, storing nothing', async () => {
-    const before = storedFiles();
+    const before = await storedFiles();
     const whole = multipart({ version: '5.0.0' }, { name: 'cut.apk', content: apk(64 * 1024) });
     for (const cut of [0.5, 0.99]) {
       const res = await t.inject({
@@ -515,7 +527,7 @@ describe('application versions', () => {
       expect(res.statusCode, res.body).toBe(400);
       expect(errorOf(res).code).toBe(40003);
     }
-    expect(storedFiles()).toEqual(before);
+    expect(await storedFiles()).toEqual(before);
     const rows = await t.app.deps.db
       .select()
       .from(applicationVersions)
@@ -563,17 +575,17 @@ describe('application versions', () => {
       await upload(target, { version: '1.0' }, { name: 'd.zip', content: apk(80) }),
     );
     data<ApplicationVersion>(await upload(target, { version: '1.1' }, { name: 'd.zip', content: apk(80) }));
-    const filesBefore = storedFiles().length;
+    const filesBefore = (await storedFiles()).length;
     const del = await t.inject({
       method: 'DELETE',
       url: `/api/applications/${target}/versions/${v1.id}`,
       token: admin,
     });
     expect(del.statusCode, del.body).toBe(200);
-    expect(storedFiles().length).toBe(filesBefore - 1);
+    expect((await storedFiles()).length).toBe(filesBefore - 1);
     const gone = await t.inject({ method: 'DELETE', url: `/api/applications/${target}`, token: admin });
     expect(gone.statusCode, gone.body).toBe(200);
-    expect(storedFiles().length).toBe(filesBefore - 2);
+    expect((await storedFiles()).length).toBe(filesBefore - 2);
     const rows = await t.app.deps.db
       .select()
       .from(applicationVersions)

@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { and, eq, like } from 'drizzle-orm';
+import { and, eq, like, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FirmwareItem, FirmwareVersion, UsableFirmwareVersion } from '@cellhub/contract/firmware';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
@@ -12,6 +12,7 @@ import { eventually } from '../../test/gateway-test-kit';
 import { allowTestTarget } from '../../test/outbound';
 import { type FileRef, fileStore } from '../../lib/file-store';
 import { auditLogs } from '../audit/audit.table';
+import { storedFileChunks, storedFiles as storedFileRows } from '../files/files.table';
 import { firmwareDir } from './firmware-file';
 import { assertVersionDeletable, getFirmwareVersionFile } from './firmware.service';
 import { firmwareVersions } from './firmware.table';
@@ -72,7 +73,14 @@ function upload(
 }
 
 /** The files in the store (temporary ones included), so a test can see that a refusal left nothing behind. */
-function storedFiles(app: TestApp): string[] {
+async function storedFiles(app: TestApp): Promise<string[]> {
+  if (fileStore(app.app.deps).kind === 'postgres') {
+    const rows = await app.app.deps.db
+      .select({ key: storedFileRows.key, complete: storedFileRows.complete })
+      .from(storedFileRows)
+      .where(like(storedFileRows.key, 'firmware/%'));
+    return rows.map((r) => `${r.complete ? '' : 'tmp/'}${r.key.slice('firmware/'.length)}`).sort();
+  }
   const dir = firmwareDir(app.app.deps);
   if (!existsSync(dir)) return [];
   const tmp = path.join(dir, 'tmp');
@@ -230,11 +238,11 @@ describe('firmware: admin only', () => {
       expect(res.statusCode, `${req.method} ${req.url}`).toBe(400);
       expect(errorOf(res).code).toBe(10108);
     }
-    const before = storedFiles(t);
+    const before = await storedFiles(t);
     const up = await upload(t, a.token, f.id, { version: '1.0.0' }, { name: 'a.bin', content: binary(100) });
     expect(up.statusCode).toBe(400);
     expect(errorOf(up).code).toBe(10108);
-    expect(storedFiles(t)).toEqual(before);
+    expect(await storedFiles(t)).toEqual(before);
     // Nothing was created by the refused calls.
     const list = data<FirmwareItem[]>(await t.inject({ method: 'GET', url: '/api/firmware', token: admin }));
     expect(list.map((x) => x.name)).not.toContain('x');
@@ -389,7 +397,7 @@ describe('upload', () => {
       sha256: sha256(content),
     });
     expect((await storedBytes(t, file!.file)).equals(content)).toBe(true);
-    expect(storedFiles(t).filter((n) => n.startsWith('tmp/'))).toEqual([]);
+    expect((await storedFiles(t)).filter((n) => n.startsWith('tmp/'))).toEqual([]);
 
     const download = await t.inject({
       method: 'GET',
@@ -454,6 +462,19 @@ describe('upload', () => {
     );
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const tmpDir = path.join(firmwareDir(t.app.deps), 'tmp');
+    // The bytes of uploads in progress: temporary files (FILE_STORE=dir) or chunks of incomplete files (postgres).
+    const storedSoFar = async (): Promise<number> => {
+      if (fileStore(t.app.deps).kind === 'dir') {
+        const parts = existsSync(tmpDir) ? readdirSync(tmpDir) : [];
+        return parts.reduce((n, p) => n + statSync(path.join(tmpDir, p)).size, 0);
+      }
+      const [row] = await t.app.deps.db
+        .select({ n: sql<number>`coalesce(sum(octet_length(${storedFileChunks.data})), 0)::int` })
+        .from(storedFileChunks)
+        .innerJoin(storedFileRows, eq(storedFileRows.key, storedFileChunks.key))
+        .where(eq(storedFileRows.complete, false));
+      return row?.n ?? 0;
+    };
 
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(`${address}/api/firmware/${f.id}/versions`, {
@@ -476,8 +497,7 @@ describe('upload', () => {
         // Half the file has been sent and the request is not over: it must already be on disk (waited for as
         // it grows; a store that buffers the body never gets there and fails the wait).
         const onDisk = await eventually(async () => {
-          const parts = existsSync(tmpDir) ? readdirSync(tmpDir) : [];
-          const bytes = parts.reduce((n, p) => n + statSync(path.join(tmpDir, p)).size, 0);
+          const bytes = await storedSoFar();
           return bytes >= firstPart / 2 ? bytes : undefined;
         }, 15_000);
         expect(onDisk).toBeLessThanOrEqual(firstPart);
@@ -495,7 +515,7 @@ describe('upload', () => {
 
   it('refuses a checksum mismatch with 10113 on checksum and stores nothing', async () => {
     const f = await firmware(t, admin, { name: 'Mismatch', product_key: adminProduct });
-    const before = storedFiles(t);
+    const before = await storedFiles(t);
     const content = binary(4096);
     const res = await upload(
       t,
@@ -517,7 +537,7 @@ describe('upload', () => {
       { name: 'a.bin', content },
     );
     expect(errorOf(wrongLength)).toMatchObject({ code: 10113, details: [{ field: 'checksum' }] });
-    expect(storedFiles(t)).toEqual(before);
+    expect(await storedFiles(t)).toEqual(before);
     const versions = await t.app.deps.db
       .select()
       .from(firmwareVersions)
@@ -527,7 +547,7 @@ describe('upload', () => {
 
   it('refuses types by name and by bytes with 415 / 50002', async () => {
     const f = await firmware(t, admin, { name: 'Types', product_key: adminProduct });
-    const before = storedFiles(t);
+    const before = await storedFiles(t);
     const cases: [string, Buffer][] = [
       ['notes.txt', binary(256)],
       ['setup.exe', binary(256)],
@@ -548,7 +568,7 @@ describe('upload', () => {
       expect(err.code, name).toBe(50002);
       expect(err.details, name).toEqual([{ field: 'file', message: expect.any(String) }]);
     }
-    expect(storedFiles(t)).toEqual(before);
+    expect(await storedFiles(t)).toEqual(before);
 
     // What the same checks accept: Intel HEX text, archives with their signature.
     const hex = Buffer.from(':10010000214601360121470136007EFE09D2190140\r\n:00000001FF\r\n');
@@ -566,7 +586,7 @@ describe('upload', () => {
 
   it('refuses an empty file, a missing file, a non-multipart body and bad fields', async () => {
     const f = await firmware(t, admin, { name: 'Empty', product_key: adminProduct });
-    const before = storedFiles(t);
+    const before = await storedFiles(t);
     const empty = await upload(
       t,
       admin,
@@ -597,7 +617,7 @@ describe('upload', () => {
     const err = errorOf(badVersion);
     expect(err.code).toBe(10113);
     expect((err.details as { field: string }[]).map((d) => d.field).sort()).toEqual(['latest', 'version']);
-    expect(storedFiles(t)).toEqual(before);
+    expect(await storedFiles(t)).toEqual(before);
   });
 
   it('refuses a duplicate version string with 70002 (upload, import and rename)', async () => {
@@ -605,7 +625,7 @@ describe('upload', () => {
     const v1 = data<FirmwareVersion>(
       await upload(t, admin, f.id, { version: '2.0.0' }, { name: 'a.bin', content: binary(100) }),
     );
-    const before = storedFiles(t);
+    const before = await storedFiles(t);
     const dup = await upload(t, admin, f.id, { version: '2.0.0' }, { name: 'b.bin', content: binary(100) });
     expect(dup.statusCode).toBe(400);
     expect(errorOf(dup)).toMatchObject({ code: 70002, details: [{ field: 'version' }] });
@@ -616,7 +636,7 @@ describe('upload', () => {
       payload: { version: '2.0.0', url: `${files.url}/fw/dtu-1.2.0.bin` },
     });
     expect(errorOf(dupImport).code).toBe(70002);
-    expect(storedFiles(t)).toEqual(before);
+    expect(await storedFiles(t)).toEqual(before);
     const v2 = data<FirmwareVersion>(
       await upload(t, admin, f.id, { version: '2.0.1' }, { name: 'b.bin', content: binary(100) }),
     );
@@ -828,7 +848,7 @@ describe('URL import', () => {
 
   it('refuses 404, an HTML page, too many redirects, a wrong checksum and a timeout, storing nothing', async () => {
     const f = await firmware(t, admin, { name: 'Import errors', product_key: adminProduct });
-    const before = storedFiles(t);
+    const before = await storedFiles(t);
     const missing = await importUrl(f.id, { version: '1', url: `${files.url}/nothing.bin` });
     expect(missing.statusCode).toBe(502);
     expect(errorOf(missing)).toMatchObject({
@@ -865,7 +885,7 @@ describe('URL import', () => {
     expect(errorOf(closed)).toMatchObject({ code: 40001, details: [{ field: 'url' }] });
     const ftp = await importUrl(f.id, { version: '1', url: 'ftp://example.com/fw.bin' });
     expect(errorOf(ftp)).toMatchObject({ code: 10113, details: [{ field: 'url' }] });
-    expect(storedFiles(t)).toEqual(before);
+    expect(await storedFiles(t)).toEqual(before);
   });
 
   it('refuses private addresses unless OUTBOUND_ALLOW names them, the same for open and closed ports', async () => {
@@ -904,7 +924,7 @@ describe('URL import', () => {
       for (const answer of answers) expect(answer).toEqual(answers[0]);
       // Not one request reached the file server.
       expect(files.requests.length).toBe(before);
-      expect(storedFiles(guarded)).toEqual([]);
+      expect(await storedFiles(guarded)).toEqual([]);
     } finally {
       await guarded.close();
     }
@@ -929,7 +949,7 @@ describe('size limit (FIRMWARE_MAX_BYTES)', () => {
 
   it('accepts exactly the limit and refuses one byte more with 413 / 50001, leaving nothing behind', async () => {
     data(await upload(small, token, f.id, { version: 'at-limit' }, { name: 'a.bin', content: binary(1024) }));
-    const before = storedFiles(small);
+    const before = await storedFiles(small);
     for (const size of [1025, 200_000]) {
       const res = await upload(
         small,
@@ -954,11 +974,11 @@ describe('size limit (FIRMWARE_MAX_BYTES)', () => {
     });
     expect(huge.statusCode).toBe(413);
     expect(errorOf(huge).code).toBe(50001);
-    expect(storedFiles(small)).toEqual(before);
+    expect(await storedFiles(small)).toEqual(before);
   });
 
   it('refuses a URL whose Content-Length or streamed body exceeds the limit', async () => {
-    const before = storedFiles(small);
+    const before = await storedFiles(small);
     for (const name of ['big-declared.bin', 'big-chunked.bin']) {
       const res = await small.inject({
         method: 'POST',
@@ -969,7 +989,7 @@ describe('size limit (FIRMWARE_MAX_BYTES)', () => {
       expect(res.statusCode, name).toBe(413);
       expect(errorOf(res).code).toBe(50001);
     }
-    expect(storedFiles(small)).toEqual(before);
+    expect(await storedFiles(small)).toEqual(before);
   });
 });
 

@@ -26,7 +26,7 @@ import {
 } from '../data-templates/data-templates.table';
 import { devices } from '../devices/devices.table';
 import { sceneImageDir } from './scenes.service';
-import { storedFilePath } from '../../lib/file-store';
+import { fileStore, storedFilePath } from '../../lib/file-store';
 
 type User = { uid: number; token: string; username: string };
 let t: TestApp;
@@ -626,9 +626,12 @@ describe('scene images', () => {
     expect(errorOf(await call('GET', `/api/scenes/${other2.id}/images/${img.file}`, owner.token)).code).toBe(
       10107,
     );
-    const file = storedFilePath(sceneImageDir(t.app.deps), img.file);
-    expect(existsSync(file)).toBe(true);
+    const ref = { area: 'scenes', fileId: img.file };
+    expect(await fileStore(t.app.deps).size(ref)).toBeGreaterThan(0);
+    if (fileStore(t.app.deps).kind === 'dir')
+      expect(existsSync(storedFilePath(sceneImageDir(t.app.deps), img.file))).toBe(true);
     expect((await call('DELETE', `/api/scenes/${s.id}`, owner.token)).statusCode).toBe(200);
-    expect(existsSync(file)).toBe(false);
+    expect(await fileStore(t.app.deps).size(ref)).toBeUndefined();
+    expect(existsSync(storedFilePath(sceneImageDir(t.app.deps), img.file))).toBe(false);
   });
 });
