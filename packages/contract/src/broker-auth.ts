@@ -18,8 +18,6 @@ export const emqxAuthnRequest = z.object({
   username: field(256).optional(),
   password: field(1024).optional(),
   peerhost: field(64).optional(),
-  proto_name: field(32).optional(),
-  proto_ver: z.union([field(16), z.number()]).optional(),
 });
 export type EmqxAuthnRequest = z.infer<typeof emqxAuthnRequest>;
 

@@ -27,7 +27,7 @@ describe('EMQX HTTP auth hooks', () => {
       body: JSON.stringify(body),
     });
   const authn = async (body: Record<string, unknown>) => {
-    const r = await post('authn', { peerhost: '10.0.0.9', proto_name: 'MQTT', proto_ver: '4', ...body });
+    const r = await post('authn', { peerhost: '10.0.0.9', ...body });
     expect(r.status).toBe(200);
     return (await r.json()) as { result: string; is_superuser: boolean };
   };
