@@ -4,7 +4,7 @@
  */
 import type { Readable } from 'node:stream';
 import { AppError } from './app-error';
-import type { ByteSpan } from './file-store';
+import type { ByteSpan } from './file-store-types';
 
 /**
  * `Range: bytes=a-b | a- | -n` against a file of `size` bytes: the inclusive byte span, `undefined` to send the whole

@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { and, asc, between, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { storedFileChunks, storedFiles } from '../modules/files/files.table';
-import type { ByteSpan, FileRef, FileStore, FileWriter } from './file-store';
+import type { ByteSpan, FileRef, FileStore, FileWriter } from './file-store-types';
 
 /** 256 KiB: a Range read wastes at most two partial chunks; a 64 MiB firmware is 256 rows. */
 export const CHUNK_BYTES = 256 * 1024;

@@ -16,41 +16,9 @@ import type { Readable } from 'node:stream';
 import { AppError, formError } from './app-error';
 import type { Deps } from './deps';
 import { pgFileStore } from './file-store-pg';
+import type { FileRef, FileStore } from './file-store-types';
 
-/** One stored file: the area (`firmware`, `applications`, `scenes`) and the id the store gave it. */
-export interface FileRef {
-  area: string;
-  fileId: string;
-}
-
-/** Inclusive byte span. */
-export interface ByteSpan {
-  start: number;
-  end: number;
-}
-
-/** An upload in progress: bytes in order, then `commit` (the file becomes readable) or `abort` (nothing left). */
-export interface FileWriter {
-  /** Resolves once the bytes may be dropped by the caller (backpressure). */
-  write(chunk: Buffer): Promise<void>;
-  /** The new file's id. */
-  commit(): Promise<string>;
-  abort(): Promise<void>;
-}
-
-export interface FileStore {
-  readonly kind: 'dir' | 'postgres';
-  writer(area: string): FileWriter;
-  /**
-   * The file's bytes, or the inclusive span of them; opened lazily, so a missing file is an error of the stream.
-   * Ask `size` first where an answer depends on the file existing.
-   */
-  read(ref: FileRef, span?: ByteSpan): Readable;
-  /** Bytes, or undefined when the store does not hold the file. */
-  size(ref: FileRef): Promise<number | undefined>;
-  /** Removes files; one already gone is fine. */
-  remove(area: string, fileIds: string[]): Promise<void>;
-}
+export type { ByteSpan, FileRef, FileStore, FileWriter } from './file-store-types';
 
 export type FileStoreDeps = Pick<Deps, 'config' | 'db' | 'log'>;
 
