@@ -9,7 +9,8 @@
 // then waits for the queue to drain and counts messages lost (stored, never forwarded) and duplicates (copies the
 // idempotency key made harmless).
 // Options: --seconds 10 --warmup 3 --devices 20 --rate 200 (messages/s in all; 0: as fast as the server takes them,
-//          16 in flight per device) --port 19400 (receiver; the server takes the next two) --no-build
+//          16 in flight per device) --batch 1 (the rule's batch_max: messages of one device per request)
+//          --port 19400 (receiver; the server takes the next two) --no-build
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     devices: { type: 'string', default: '20' },
     rate: { type: 'string', default: '200' },
+    batch: { type: 'string', default: '1' },
     port: { type: 'string', default: '19400' },
     'no-build': { type: 'boolean', default: false },
   },
@@ -31,6 +33,7 @@ const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const DEVICES = Number(values.devices);
 const RATE = Number(values.rate);
+const BATCH = Number(values.batch);
 const PORT = Number(values.port);
 const TARGET_RATIO = 0.8;
 const run = Date.now().toString(36);
@@ -49,9 +52,12 @@ function startReceiver(port) {
       const at = Date.now();
       requests++;
       try {
-        const m = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (seen.has(m.id)) duplicates++;
-        else seen.set(m.id, { at, stored: Date.parse(m.stored_at), sn: m.sn });
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        // One message, or a batching rule's array of them.
+        for (const m of Array.isArray(body) ? body : [body]) {
+          if (seen.has(m.id)) duplicates++;
+          else seen.set(m.id, { at, stored: Date.parse(m.stored_at), sn: m.sn });
+        }
       } catch {
         // not ours
       }
@@ -143,7 +149,7 @@ async function main() {
         name: 'bench',
         product_key: productKey,
         kinds: ['property'],
-        target: { kind: 'http', method: 'POST', url: `${receiver.url}/ingest` },
+        target: { kind: 'http', method: 'POST', url: `${receiver.url}/ingest`, batch_max: BATCH },
       })
     ).data;
     const devices = await connectDevices(`mqtt://127.0.0.1:${server.mqttPort}`, identities);
@@ -187,7 +193,7 @@ async function main() {
     const ratio = forwardedRate / load.ackRate;
     const [l1, l5, l15] = loadavg();
     console.log(
-      `\nforward bench (${DEVICES} devices, ${RATE > 0 ? `${RATE} msg/s` : 'as fast as stored'}, ${SECONDS} s window, load average ${fmt(l1, 2)} ${fmt(l5, 2)} ${fmt(l15, 2)})`,
+      `\nforward bench (${DEVICES} devices, ${RATE > 0 ? `${RATE} msg/s` : 'as fast as stored'}, batch_max ${BATCH}, ${SECONDS} s window, load average ${fmt(l1, 2)} ${fmt(l5, 2)} ${fmt(l15, 2)})`,
     );
     console.log(
       `  stored      ${fmt(load.ackRate, 1)} msg/s (PUBACKs in the window; ${load.errors} publish errors)`,

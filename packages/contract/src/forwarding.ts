@@ -23,7 +23,12 @@ export const FORWARD_HEADERS = {
   /** `sha256=<hex HMAC-SHA256 of the exact body bytes, keyed with the rule's secret>`. */
   signature: 'x-cellhub-signature',
   rule: 'x-cellhub-rule',
+  /** Messages in the body: 1, or the array's length when the rule batches (the ids then comma-separated in `id`). */
+  count: 'x-cellhub-message-count',
 } as const;
+
+/** Most messages one HTTP request may carry (a rule's `batch_max`). */
+export const FORWARD_BATCH_MAX = 100;
 
 /** Most rules one user may own (86002 past it). */
 export const FORWARD_RULES_MAX = 100;
@@ -68,6 +73,11 @@ export const httpTarget = z.object({
   headers: z.array(forwardHeader).max(20).default([]),
   /** Empty: the message itself as JSON. Placeholders: see FORWARD_PLACEHOLDERS. */
   body_template: text().max(8192).default(''),
+  /**
+   * Most messages of one device in one request (1: a request per message). Above 1 the body is a JSON array of the
+   * messages' bodies, in order, sent whenever more than one is waiting; the body must then be JSON (86003).
+   */
+  batch_max: z.number().int().min(1).max(FORWARD_BATCH_MAX).default(1),
 });
 
 export const mqttTarget = z.object({

@@ -44,20 +44,42 @@ const RETRY_STATUSES = new Set([408, 425, 429]);
 export const signBody = (secret: string, body: string): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
+/** Messages per request of a rule (1 for MQTT targets and for HTTP rules saved before batching). */
+export const batchMaxOf = (target: StoredTarget): number =>
+  target.kind === 'http' ? Math.max(1, target.batch_max ?? 1) : 1;
+
+/**
+ * The body of one request: the message's rendered body, or, when the rule batches (`batch_max` above 1), a JSON
+ * array of the messages' bodies in order (an array of one for a single message, so a receiver sees one shape).
+ */
+export function httpBody(
+  target: StoredTarget & { kind: 'http' },
+  messages: readonly ForwardMessage[],
+): string {
+  const bodies = messages.map((m) => renderTemplate(target.body_template, m, 'json'));
+  return batchMaxOf(target) > 1 ? `[${bodies.join(',')}]` : bodies[0]!;
+}
+
+/** Sends one message, or several of one device in order when the rule batches, in one request. */
 export async function sendHttp(
   policy: SendPolicy,
   rule: LoadedTarget,
-  message: ForwardMessage,
+  messages: ForwardMessage | readonly ForwardMessage[],
   signal?: AbortSignal,
 ): Promise<SendOutcome> {
   const t = rule.target;
   if (t.kind !== 'http') throw new Error('not an HTTP target');
-  const body = renderTemplate(t.body_template, message, 'json');
+  const list = Array.isArray(messages)
+    ? (messages as readonly ForwardMessage[])
+    : [messages as ForwardMessage];
+  if (list.length === 0 || list.length > batchMaxOf(t)) throw new Error('batch size out of the rule range');
+  const body = httpBody(t, list);
   const headers: Record<string, string> = {};
   for (const h of t.headers) headers[h.name] = h.value;
   if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
     headers['content-type'] = 'application/json';
-  headers[FORWARD_HEADERS.id] = message.id;
+  headers[FORWARD_HEADERS.id] = list.map((m) => m.id).join(',');
+  headers[FORWARD_HEADERS.count] = String(list.length);
   headers[FORWARD_HEADERS.signature] = signBody(rule.secret, body);
   headers[FORWARD_HEADERS.rule] = String(rule.ruleId);
   const started = performance.now();

@@ -16,7 +16,7 @@
  *   with the same `x-cellhub-message-id`; receivers drop repeats by that key.
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { ForwardKind, ForwardMessage } from '@cellhub/contract/forwarding';
 import { liveShare, ruleWatchesDevice, type DeviceAccessRow, type Subject } from '../../lib/authz';
 import type { Deps } from '../../lib/deps';
@@ -30,7 +30,7 @@ import { devices } from '../devices/devices.table';
 import { allowKey, OutboundPool } from '../../lib/outbound';
 import { addInboxMessages } from '../inbox/inbox.service';
 import { users } from '../users/users.table';
-import { MqttTargets, sendHttp, type LoadedTarget, type SendOutcome } from './forward-send';
+import { batchMaxOf, MqttTargets, sendHttp, type LoadedTarget, type SendOutcome } from './forward-send';
 import {
   forwardMessages,
   type ForwardMessageRow,
@@ -686,11 +686,21 @@ export class ForwardingEngine {
     return this.rules.get(row.ruleId);
   }
 
-  /** Sends one message to a rule's target (also the test send's path). */
-  send(rule: LoadedTarget, message: ForwardMessage, signal?: AbortSignal): Promise<SendOutcome> {
-    return rule.target.kind === 'http'
-      ? sendHttp(this.policy(), rule, message, signal)
-      : this.mqtt.send(rule, message);
+  /**
+   * Sends one message to a rule's target, or several of one device in one request when an HTTP rule batches (also
+   * the test send's path).
+   */
+  send(
+    rule: LoadedTarget,
+    messages: ForwardMessage | readonly ForwardMessage[],
+    signal?: AbortSignal,
+  ): Promise<SendOutcome> {
+    if (rule.target.kind === 'http') return sendHttp(this.policy(), rule, messages, signal);
+    const list = Array.isArray(messages)
+      ? (messages as readonly ForwardMessage[])
+      : [messages as ForwardMessage];
+    if (list.length !== 1) throw new Error('an MQTT target takes one message at a time');
+    return this.mqtt.send(rule, list[0]!);
   }
 
   /**
@@ -728,19 +738,27 @@ export class ForwardingEngine {
       return;
     }
     const done: Promise<void>[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      const outcome = await this.send(rule, row.message, signal);
+    // One request per message, or per `batch_max` consecutive messages when the rule batches: each request is one
+    // attempt of all its messages.
+    const size = batchMaxOf(rule.target);
+    for (let i = 0; i < rows.length; i += size) {
+      const chunk = rows.slice(i, i + size);
+      const outcome = await this.send(
+        rule,
+        chunk.map((r) => r.message),
+        signal,
+      );
       if (signal.aborted) return;
       if (outcome.ok) {
-        this.stats.delivered++;
-        done.push(
-          this.done.add({ row, latencyMs: Math.max(0, this.deps.now().getTime() - row.storedAt.getTime()) }),
-        );
+        const nowMs = this.deps.now().getTime();
+        for (const row of chunk) {
+          this.stats.delivered++;
+          done.push(this.done.add({ row, latencyMs: Math.max(0, nowMs - row.storedAt.getTime()) }));
+        }
         continue;
       }
-      await this.markFailed(rule, row, outcome);
-      await this.giveBack([...rows.slice(i + 1), ...this.leaveLane(rows)]);
+      await this.markFailed(rule, chunk, outcome);
+      await this.giveBack([...rows.slice(i + chunk.length), ...this.leaveLane(rows)]);
       await Promise.all(done);
       this.worker.wake();
       return;
@@ -861,12 +879,21 @@ export class ForwardingEngine {
     });
   }
 
-  private async markFailed(rule: RuleEntry, row: ForwardMessageRow, outcome: SendOutcome): Promise<void> {
+  /**
+   * Writes a failed attempt of the messages of one request (one, or a batch): all retried after the backoff, or all
+   * dead letters (a refusal, or the last attempt of the most tried one).
+   */
+  private async markFailed(
+    rule: RuleEntry,
+    rows: readonly ForwardMessageRow[],
+    outcome: SendOutcome,
+  ): Promise<void> {
+    const row = rows[0]!;
     const now = this.deps.now();
     const error = (outcome.error ?? 'failed').slice(0, 500);
     const decision = decideRetry(
       this.options.backoff,
-      { attempts: row.attempts, maxAttempts: this.options.maxAttempts },
+      { attempts: Math.max(...rows.map((r) => r.attempts)), maxAttempts: this.options.maxAttempts },
       outcome.retryable,
     );
     let paused = false;
@@ -883,12 +910,17 @@ export class ForwardingEngine {
               }
             : { status: 'dead', lockedUntil: null, lastError: error, diedAt: now },
         )
-        .where(this.mine(row))
+        .where(or(...rows.map((r) => this.mine(r))))
         .returning({ id: forwardMessages.id });
       if (changed.length === 0) return;
       await tx
         .insert(forwardStats)
-        .values({ ruleId: row.ruleId, bucket: minute(now), failed: 1, dead: decision.retry ? 0 : 1 })
+        .values({
+          ruleId: row.ruleId,
+          bucket: minute(now),
+          failed: 1,
+          dead: decision.retry ? 0 : changed.length,
+        })
         .onConflictDoUpdate({
           target: [forwardStats.ruleId, forwardStats.bucket],
           set: {
@@ -925,7 +957,7 @@ export class ForwardingEngine {
       ]);
     });
     if (decision.retry) this.stats.failed++;
-    else this.stats.dead++;
+    else this.stats.dead += rows.length;
     if (paused) {
       this.deps.log.warn({ rule: rule.ruleId, error }, 'forwarding: rule paused, its target keeps failing');
       rule.paused = true;

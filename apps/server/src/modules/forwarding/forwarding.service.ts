@@ -16,6 +16,7 @@ import {
   type forwardStatsQuery,
   type forwardTestBody,
   type ForwardTestResult,
+  renderTemplate,
   sampleMessage,
   unknownPlaceholders,
 } from '@cellhub/contract/forwarding';
@@ -59,7 +60,7 @@ function statusOf(row: ForwardRuleRow): ForwardRuleItem['status'] {
 
 function answeredTarget(row: ForwardRuleRow): ForwardRuleItem['target'] {
   const t = row.target;
-  if (t.kind === 'http') return t;
+  if (t.kind === 'http') return { ...t, batch_max: t.batch_max ?? 1 };
   return { ...t, has_password: row.password !== null };
 }
 
@@ -146,6 +147,26 @@ async function checkBody(deps: Deps, actor: Actor, body: RuleBody): Promise<void
         { field, message: `unknown placeholder: ${bad.join(', ')}` },
       ]);
   }
+  // A batch is a JSON array of the bodies: each must be JSON, whatever the message (checked with a sample of each
+  // kind the rule takes).
+  if (body.target.kind === 'http' && body.target.batch_max > 1) {
+    const t = body.target;
+    const notJson = body.kinds.find((kind) => {
+      try {
+        JSON.parse(renderTemplate(t.body_template, sampleMessage(kind, 0), 'json'));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    if (notJson)
+      throw new AppError(86003, 400, undefined, [
+        {
+          field: 'target.body_template',
+          message: `a batching rule needs a JSON body (the ${notJson} sample is not JSON)`,
+        },
+      ]);
+  }
   try {
     await checkTarget(fenceUrl(body.target), { allow: deps.config.outboundAllow });
   } catch (err) {
@@ -183,6 +204,7 @@ function storedTarget(target: RuleBody['target']): StoredTarget {
       url: target.url,
       headers: target.headers,
       body_template: target.body_template,
+      batch_max: target.batch_max,
     };
   return {
     kind: 'mqtt',

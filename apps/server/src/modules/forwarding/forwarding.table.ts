@@ -26,6 +26,8 @@ export type StoredTarget =
       url: string;
       headers: { name: string; value: string }[];
       body_template: string;
+      /** Most messages per request; absent (rules saved before batching) is 1. */
+      batch_max?: number;
     }
   | {
       kind: 'mqtt';

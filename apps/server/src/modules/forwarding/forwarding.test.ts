@@ -407,6 +407,113 @@ describe('delivery', () => {
     await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
   }, 120_000);
 
+  it('batches a device backlog into JSON arrays in order, signed; a refused batch is dead letters together', async () => {
+    const rule = await createRule(
+      owner.token,
+      ruleBody('/batch', {
+        kinds: ['property'],
+        sns: [d2.sn],
+        target: { kind: 'http', method: 'POST', url: `${rx.url}/batch`, batch_max: 10 },
+      }),
+    );
+    expect(rule.target).toMatchObject({ kind: 'http', batch_max: 10 });
+    const batches = () =>
+      rx.got
+        .filter((g) => g.path === '/batch')
+        .map((g) => ({ ...g, messages: JSON.parse(g.body) as ForwardMessage[] }));
+    // Down while 12 messages come: the first request fails, the rest wait behind it in the table.
+    rx.mode = 503;
+    for (let i = 1; i <= 12; i++) await report(t, d2, { temp: i });
+    await eventually(async () => ((await pendingOf(rule.id)) === 12 ? true : undefined));
+    rx.mode = 200;
+    await eventually(async () => {
+      await tick(30_000);
+      return (await pendingOf(rule.id)) === 0 ? true : undefined;
+    }, 30_000);
+    const all = batches();
+    // Every body is an array (of one at least), at most batch_max long, its ids and count in the headers, signed.
+    for (const b of all) {
+      expect(Array.isArray(b.messages)).toBe(true);
+      expect(b.messages.length).toBeGreaterThanOrEqual(1);
+      expect(b.messages.length).toBeLessThanOrEqual(10);
+      expect(b.headers['x-cellhub-message-count']).toBe(String(b.messages.length));
+      expect(b.headers['x-cellhub-message-id']).toBe(b.messages.map((m) => m.id).join(','));
+      expect(b.headers['x-cellhub-signature']).toBe(
+        `sha256=${createHmac('sha256', rule.secret).update(b.body).digest('hex')}`,
+      );
+    }
+    const ok = all.filter((b) => b.status === 200);
+    const store = new IdempotentStore();
+    for (const b of ok) store.take(b.messages);
+    expect(store.order.map((m) => (m.data.params as { temp: number }).temp)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i + 1),
+    );
+    // The backlog went out in few requests (10 + 2 after the recovery), not twelve.
+    expect(ok.length).toBeLessThanOrEqual(3);
+    expect(ok.some((b) => b.messages.length === 10)).toBe(true);
+
+    // A refused request: all its messages become dead letters at once, none sent again.
+    rx.mode = 503;
+    for (let i = 13; i <= 15; i++) await report(t, d2, { temp: i });
+    await eventually(async () => ((await pendingOf(rule.id)) === 3 ? true : undefined));
+    rx.mode = 400;
+    const before = rx.got.length;
+    await eventually(async () => {
+      await tick(30_000);
+      const rows = await t.app.deps.db
+        .select({ status: forwardMessages.status })
+        .from(forwardMessages)
+        .where(eq(forwardMessages.ruleId, rule.id));
+      return rows.length === 3 && rows.every((r) => r.status === 'dead') ? true : undefined;
+    }, 30_000);
+    const refused = rx.got.slice(before).filter((g) => g.path === '/batch');
+    expect(refused).toHaveLength(1);
+    expect((JSON.parse(refused[0]!.body) as ForwardMessage[]).map((m) => m.data.params)).toEqual([
+      { temp: 13 },
+      { temp: 14 },
+      { temp: 15 },
+    ]);
+    const after = data<ForwardRuleItem>(await call('GET', `/api/forwarding/${rule.id}`, owner.token));
+    expect(after.counters).toMatchObject({ delivered: 12, dead: 3, pending: 0 });
+    await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
+  }, 120_000);
+
+  it('refuses a batching rule whose body template is not JSON (86003)', async () => {
+    const res = await call(
+      'POST',
+      '/api/forwarding',
+      owner.token,
+      ruleBody('/batch-bad', {
+        target: {
+          kind: 'http',
+          method: 'POST',
+          url: `${rx.url}/batch-bad`,
+          batch_max: 5,
+          body_template: 'sn={{sn}}&temp={{data.params.temp}}',
+        },
+      }),
+    );
+    expect(res.statusCode).toBe(400);
+    expect(errorOf(res).code).toBe(86003);
+    // The same template is fine one message per request (form bodies are allowed there).
+    const single = await call(
+      'POST',
+      '/api/forwarding',
+      owner.token,
+      ruleBody('/batch-bad', {
+        target: {
+          kind: 'http',
+          method: 'POST',
+          url: `${rx.url}/batch-bad`,
+          body_template: 'sn={{sn}}&temp={{data.params.temp}}',
+          headers: [{ name: 'Content-Type', value: 'application/x-www-form-urlencoded' }],
+        },
+      }),
+    );
+    expect(single.statusCode).toBe(200);
+    await call('DELETE', `/api/forwarding/${data<ForwardRuleItem>(single).id}`, owner.token);
+  });
+
   it('acknowledges a device only after its messages are queued (a crash then loses none)', async () => {
     const rule = await createRule(
       owner.token,

@@ -57,6 +57,9 @@ export default {
   'forward.form.body': 'Body template',
   'forward.form.body.extra':
     'Empty: the message as JSON. Placeholders: {{id}} {{sn}} {{product_key}} {{kind}} {{ts}} {{stored_at}} {{data}} {{data.params.temp}} {{message}}',
+  'forward.form.batch': 'Messages per request',
+  'forward.form.batch.extra':
+    '1: one request per message. Above 1: when several messages of one device wait, one request carries up to this many as a JSON array, in order (the body must be JSON).',
   'forward.form.preview': 'Preview',
   'forward.form.previewKind': 'Sample',
   'forward.form.mqttUrl': 'Broker URL',

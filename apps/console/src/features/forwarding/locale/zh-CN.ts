@@ -56,6 +56,9 @@ export default {
   'forward.form.body': '消息体模板',
   'forward.form.body.extra':
     '留空：消息本身的 JSON。占位符：{{id}} {{sn}} {{product_key}} {{kind}} {{ts}} {{stored_at}} {{data}} {{data.params.temp}} {{message}}',
+  'forward.form.batch': '每次请求的消息数',
+  'forward.form.batch.extra':
+    '1：每条消息一次请求。大于 1：同一设备有多条消息等待时，一次请求按顺序以 JSON 数组携带至多这么多条（消息体须为 JSON）。',
   'forward.form.preview': '预览',
   'forward.form.previewKind': '示例',
   'forward.form.mqttUrl': '服务器地址',

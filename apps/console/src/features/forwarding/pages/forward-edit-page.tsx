@@ -1,4 +1,5 @@
 import {
+  FORWARD_BATCH_MAX,
   FORWARD_KINDS,
   FORWARD_METHODS,
   type ForwardKind,
@@ -16,6 +17,7 @@ import {
   Form,
   Grid,
   Input,
+  InputNumber,
   Message,
   Modal,
   Radio,
@@ -54,6 +56,7 @@ interface Values {
   topic: string;
   qos: 0 | 1 | 2;
   body_template: string;
+  batch_max: number;
 }
 
 type TargetTab = 'http' | 'mqtt' | 'other';
@@ -69,6 +72,7 @@ const DEFAULTS: Partial<Values> = {
   topic: 'cellhub/{{product_key}}/{{sn}}/{{kind}}',
   qos: 1,
   body_template: '',
+  batch_max: 1,
 };
 
 function valuesOf(rule: ForwardRuleItem): Partial<Values> {
@@ -81,7 +85,7 @@ function valuesOf(rule: ForwardRuleItem): Partial<Values> {
     kinds: rule.kinds,
     body_template: t.body_template,
     ...(t.kind === 'http'
-      ? { method: t.method, url: t.url, headers: t.headers }
+      ? { method: t.method, url: t.url, headers: t.headers, batch_max: t.batch_max }
       : { mqtt_url: t.url, username: t.username, topic: t.topic, qos: t.qos, password: '' }),
   };
 }
@@ -103,6 +107,7 @@ function bodyOf(v: Values, tab: 'http' | 'mqtt', editing: boolean): ForwardRuleB
         url: v.url,
         headers: (v.headers ?? []).filter((h) => h?.name),
         body_template: v.body_template ?? '',
+        batch_max: v.batch_max ?? 1,
       },
     };
   return {
@@ -370,6 +375,19 @@ export default function ForwardEditPage() {
                         </Form.List>
                       </Form.Item>
                       {bodyField}
+                      <Form.Item
+                        label={t('forward.form.batch')}
+                        field="batch_max"
+                        extra={t('forward.form.batch.extra')}
+                      >
+                        <InputNumber
+                          min={1}
+                          max={FORWARD_BATCH_MAX}
+                          precision={0}
+                          style={{ width: 160 }}
+                          data-testid="forward-batch"
+                        />
+                      </Form.Item>
                     </>
                   )}
                 </Tabs.TabPane>

@@ -27,6 +27,7 @@ const RULE: ForwardRuleItem = {
     url: 'https://example.com/hook',
     headers: [{ name: 'X-Key', value: 'k' }],
     body_template: '{"device": "{{sn}}"}',
+    batch_max: 1,
   },
   counters: { delivered: 12, failed: 4, dead: 1, pending: 7 },
   last_error: 'HTTP 503',
