@@ -5,7 +5,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeviceAuthData } from './device-auth';
 import type { DeviceGateway } from './device-gateway';
-import { attachExternal, pubackBytes } from './external-adapter';
+import { attachExternal, holdUplinks, pubackBytes } from './external-adapter';
 import { eventually } from '../test/gateway-test-kit';
 
 const device: DeviceAuthData = { id: 1, sn: 'SN1', productKey: 'pk01', uid: 1, secret: 's', disabled: false };
@@ -31,7 +31,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup() {
+async function setup(options: { attach?: boolean } = {}) {
   // Aedes stands in for Mosquitto: it records which packet ids the server acknowledges.
   const aedes = await Aedes.createBroker();
   const acks: number[] = [];
@@ -45,20 +45,24 @@ async function setup() {
     await new Promise<void>((r) => aedes.close(() => r()));
     await new Promise<void>((r) => tcp.close(() => r()));
   });
-  const server = await mqtt.connectAsync(url, {
+  const server = mqtt.connect(url, {
     clientId: 'server',
     clean: false,
     protocolVersion: 4,
     reconnectPeriod: 100,
   });
+  // As the broker plugin does: nothing arriving before the gateway attaches is acknowledged unread.
+  holdUplinks(server);
+  await new Promise((r) => server.once('connect', r));
   cleanups.push(() => server.endAsync(true));
   const { gateway, held } = heldGateway();
-  const adapter = attachExternal(server, gateway, log);
+  const attach = () => attachExternal(server, gateway, log);
+  const adapter = options.attach === false ? undefined : attach();
   // Aedes has no shared subscriptions: the plain filter delivers the same messages to the same handler.
   await server.subscribeAsync('dev/+/+/up/#', { qos: 1 });
   const dev: MqttClient = await mqtt.connectAsync(url, { clientId: 'SN1', reconnectPeriod: 0 });
   cleanups.push(() => dev.endAsync(true));
-  return { server, dev, held, acks, adapter };
+  return { server, dev, held, acks, adapter: adapter!, attach };
 }
 
 describe('external adapter acknowledgements', () => {
@@ -124,5 +128,21 @@ describe('external adapter acknowledgements', () => {
     await eventually(async () => (arrived.includes('{"params":{"n":2}}') ? true : undefined));
     expect(held).toHaveLength(1);
     expect(acks).toHaveLength(1);
+  });
+
+  it('holds what arrives before the gateway attaches, unacknowledged, and handles it first', async () => {
+    const { server, dev, held, acks, attach } = await setup({ attach: false });
+    const arrived: string[] = [];
+    server.on('packetreceive', (p) => {
+      if (p.cmd === 'publish') arrived.push(p.payload.toString());
+    });
+    void dev.publishAsync('dev/pk01/SN1/up/property', '{"params":{"n":1}}', { qos: 1 });
+    await eventually(async () => (arrived.length === 1 ? true : undefined));
+    expect(acks).toEqual([]);
+    attach();
+    await eventually(async () => (held.length === 1 ? true : undefined));
+    expect(acks).toEqual([]);
+    held[0]!.settle();
+    await eventually(async () => (acks.length === 1 ? true : undefined));
   });
 });

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ISubscriptionMap, MqttClient } from 'mqtt';
+import type { IPublishPacket, ISubscriptionMap, MqttClient } from 'mqtt';
 import { parseTopic } from '@cellhub/contract/protocol';
 import { type BrokerAdapter, type DeviceGateway } from './device-gateway';
 import type { DeviceAuthData } from './device-auth';
@@ -36,6 +36,23 @@ export interface ExternalAdapter extends BrokerAdapter {
    * stop is not acknowledged by a closed writer's failure (which `uplink` counts and settles).
    */
   stopIntake(): Promise<void>;
+}
+
+/** Messages that arrived before the gateway attached, with mqtt.js's callbacks not called yet. */
+const early = new WeakMap<MqttClient, [IPublishPacket, (error?: Error) => void][]>();
+
+/**
+ * Called right after the client is created, before it connects. A persistent session delivers what it holds right
+ * after CONNACK, possibly before the gateway is attached (start-up still has database work to do); mqtt.js's
+ * default handler would acknowledge those messages unread, and they would be lost. Here they wait, unacknowledged
+ * (mqtt.js reads no further meanwhile), and `attachExternal` handles them first.
+ */
+export function holdUplinks(client: MqttClient): void {
+  const held: [IPublishPacket, (error?: Error) => void][] = [];
+  early.set(client, held);
+  client.handleMessage = (packet, callback) => {
+    held.push([packet, callback]);
+  };
 }
 
 interface AckHooks {
@@ -174,6 +191,10 @@ export function attachExternal(
       if (on === connection) callback();
     });
   };
+
+  const waited = early.get(client) ?? [];
+  early.delete(client);
+  for (const [packet, callback] of waited) client.handleMessage(packet, callback);
 
   return {
     kind: 'external',

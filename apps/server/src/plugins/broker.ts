@@ -8,6 +8,7 @@ import websocket from '@fastify/websocket';
 import mqtt, { type MqttClient } from 'mqtt';
 import { createWebSocketStream } from 'ws';
 import { BrokerSessions } from '../gateway/broker-sessions';
+import { holdUplinks } from '../gateway/external-adapter';
 import { ProtocolFront } from '../gateway/mqtt5/protocol-front';
 import { AppError } from '../lib/app-error';
 import { sendAppError } from './error-handler';
@@ -133,6 +134,7 @@ function connectExternal(app: FastifyInstance, url: string, clientId: string): B
     reconnectPeriod: 2000,
     connectTimeout: 10_000,
   });
+  holdUplinks(client);
   client.on('error', (err) => app.log.warn({ err: err.message }, 'external MQTT broker error'));
   // The client id names this instance's persistent session at the broker (docs/operations.md: removing an instance).
   client.on('connect', () =>
