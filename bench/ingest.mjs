@@ -17,9 +17,13 @@
 //          --script: only the embedded server, plain property messages against raw uplinks (3-byte frames on
 //          P/up/raw) decoded into the same two values by a product script (docs/scripts.md), on one server in the
 //          order plain, script, script, plain; prints stored/s of each and their ratio (target: at least 50 %)
+//          --instances 1,2: only the external setup, once per count: that many server instances on one PostgreSQL
+//          database and Mosquitto, in one shared-subscription group (docs/scale-out.md); prints stored/s of each
+//          count, the ratio to the first, each instance's share of the server CPU and the load average
 import { fork, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     triggers: { type: 'string', default: '0' },
     rounds: { type: 'string', default: '1' },
     script: { type: 'boolean', default: false },
+    instances: { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -51,6 +56,15 @@ const WINDOW = Number(values.window);
 const POLL_MS = Number(values['poll-ms']);
 const VALUES_PER_MESSAGE = 2;
 const TRIGGERS = Number(values.triggers);
+/** With --instances: the instance counts to measure, in order (e.g. 1,2). */
+const INSTANCES = values.instances
+  ? values.instances.split(',').map((n) => {
+      const v = Number(n.trim());
+      if (!Number.isInteger(v) || v < 1 || v > 8)
+        throw new Error(`--instances: ${n} is not a count from 1 to 8`);
+      return v;
+    })
+  : undefined;
 /** With --triggers: how many without/with/with/without sequences to run. */
 const ROUNDS = Number(values.rounds);
 /** Most the stored rate may drop with the triggers enabled (issue 7). */
@@ -475,30 +489,67 @@ async function startOwnMosquitto() {
 async function benchExternal() {
   const own = values['own-mosquitto'] ? await startOwnMosquitto() : undefined;
   try {
-    await benchExternalOn(own?.url ?? values['mqtt-url'], own ? ' private, tuned' : '');
+    const mqttUrl = own?.url ?? values['mqtt-url'];
+    const note = own ? ' private, tuned' : '';
+    if (!INSTANCES) {
+      await benchExternalOn(mqttUrl, note);
+      return;
+    }
+    // One raw baseline for every count: the broker and publishers do not change with the instances behind them.
+    console.log(`\nExternal: Mosquitto (${mqttUrl}${note}) + PostgreSQL, instances ${INSTANCES.join(', ')}`);
+    const raw = await measureRaw('raw Mosquitto', ['--url', mqttUrl], `bench-${run}-x`);
+    if (values['raw-only']) return;
+    for (const n of INSTANCES) await benchExternalOn(mqttUrl, note, { instances: n, raw });
   } finally {
     await own?.stop();
   }
 }
 
-async function benchExternalOn(mqttUrl, note) {
-  console.log(`\nExternal: Mosquitto (${mqttUrl}${note}) + PostgreSQL`);
-  const productKey = `bench-${run}-x`;
-  const raw = await measureRaw('raw Mosquitto', ['--url', mqttUrl], productKey);
+/** The server's MQTT clientId on an external broker (instanceClientId in apps/server/src/plugins/broker.ts). */
+const instanceClientId = (dataDir) =>
+  `cellhub-server-${createHash('sha256').update(`${hostname()}\u0000${dataDir}`).digest('hex').slice(0, 12)}`;
+
+/** Ends the persistent sessions servers left on the broker (they would queue device traffic for ever). */
+async function dropSessions(mqttUrl, dataDirs) {
+  const { default: mqtt } = await import('mqtt');
+  for (const dir of dataDirs) {
+    const c = await mqtt
+      .connectAsync(mqttUrl, { clientId: instanceClientId(dir), clean: true, reconnectPeriod: 0 })
+      .catch(() => undefined);
+    await c?.endAsync();
+  }
+}
+
+async function benchExternalOn(mqttUrl, note, scale) {
+  const instances = scale?.instances ?? 1;
+  if (!scale) console.log(`\nExternal: Mosquitto (${mqttUrl}${note}) + PostgreSQL`);
+  else console.log(`\n  ${instances} instance${instances > 1 ? 's' : ''} (load average ${loadNow()})`);
+  const productKey = `bench-${run}-x${scale ? instances : ''}`;
+  const raw = scale?.raw ?? (await measureRaw('raw Mosquitto', ['--url', mqttUrl], productKey));
   if (values['raw-only']) return;
 
   const admin = new pg.Client({ connectionString: values.pg });
   await admin.connect();
-  const dbName = `cellhub_bench_${run}`;
+  const dbName = `cellhub_bench_${run}${scale ? `_${instances}` : ''}`;
   await admin.query(`CREATE DATABASE ${dbName}`);
   const dbUrl = new URL(values.pg);
   dbUrl.pathname = `/${dbName}`;
   let server;
+  const servers = [];
   const db = new pg.Client({ connectionString: dbUrl.toString() });
   try {
-    server = await startServer({ DATABASE_URL: dbUrl.toString(), MQTT_URL: mqttUrl });
+    // A group of this run's own: sessions other runs left on the broker must not take a share of its traffic.
+    const serverEnv = {
+      DATABASE_URL: dbUrl.toString(),
+      MQTT_URL: mqttUrl,
+      MQTT_SHARE_GROUP: `bench-${run}-${instances}`,
+    };
+    server = await startServer(serverEnv);
+    servers.push(server);
+    // The first applied the migrations; the others join the same database and group.
+    servers.push(...(await Promise.all(Array.from({ length: instances - 1 }, () => startServer(serverEnv)))));
     await db.connect();
-    const ids = await fleetOn(server, productKey, `BX${run}`);
+    const ids = await fleetOn(server, productKey, `BX${run}${scale ? instances : ''}`);
     const { rows: devRows } = await db.query('SELECT id, sn FROM devices WHERE product_key = $1', [
       productKey,
     ]);
@@ -541,6 +592,9 @@ async function benchExternalOn(mqttUrl, note) {
     let rowsAtStart = 0;
     let rowsAtEnd = 0;
     let rss = 0;
+    let load1 = NaN;
+    let cpuAtStart = [];
+    let cpuAtEnd = [];
     const load = await runLoad(devices, {
       seconds: SECONDS,
       warmup: WARMUP,
@@ -548,9 +602,14 @@ async function benchExternalOn(mqttUrl, note) {
       onPublish: (d, body, measuring) => {
         if (measuring) pending.get(idBySn.get(d.id.sn)).push(body.ts);
       },
-      onWindowStart: async () => (rowsAtStart = await countRows()),
+      onWindowStart: async () => {
+        load1 = loadavg()[0];
+        cpuAtStart = servers.map((x) => cpuMs(x.pid));
+        rowsAtStart = await countRows();
+      },
       onWindowEnd: async () => {
-        rss = procStatus(server.pid).rssKb;
+        cpuAtEnd = servers.map((x) => cpuMs(x.pid));
+        rss = servers.reduce((a, x) => a + procStatus(x.pid).rssKb, 0);
         rowsAtEnd = await countRows();
       },
     });
@@ -569,8 +628,13 @@ async function benchExternalOn(mqttUrl, note) {
     latencies.sort((a, b) => a - b);
     const rowsPerS = ((rowsAtEnd - rowsAtStart) * 1000) / load.windowMs;
     const stored = rowsPerS / VALUES_PER_MESSAGE;
+    const cpu = cpuAtEnd.map((c, i) => c - cpuAtStart[i]);
+    const cpuTotal = cpu.reduce((a, c) => a + c, 0);
     const r = {
-      setup: `external (Mosquitto${note} + PostgreSQL)`,
+      setup: `external (Mosquitto${note} + PostgreSQL)${scale ? `, ${instances} instance${instances > 1 ? 's' : ''}` : ''}`,
+      instances,
+      load1,
+      cpuShares: cpu.map((c) => (cpuTotal > 0 ? c / cpuTotal : NaN)),
       stored,
       rowsPerS,
       p50: percentile(latencies, 50),
@@ -585,17 +649,30 @@ async function benchExternalOn(mqttUrl, note) {
       `  platform: ${fmt(r.stored)} msg/s stored (${fmt(r.rowsPerS)} rows/s), publish-to-row p50 ${fmt(r.p50, 1)} ms ` +
         `p99 ${fmt(r.p99, 1)} ms (poll ${POLL_MS} ms, ${fmt(latencies.length)} samples); Mosquitto acked ` +
         `${fmt(load.ackRate)} msg/s; ${fmt(load.acked)} acked, ${fmt(rows / VALUES_PER_MESSAGE)} stored after drain; ` +
-        `server RSS ${fmt(r.rssMb)} MB`,
+        `server RSS ${fmt(r.rssMb)} MB` +
+        (scale
+          ? `; load average ${fmt(load1, 2)} at the window's start; server CPU split ` +
+            `${r.cpuShares.map((c) => `${fmt(c * 100)} %`).join(' / ')}`
+          : ''),
     );
     results.push(r);
   } finally {
-    await server?.stop();
+    await Promise.all(servers.map((x) => x.stop()));
+    await dropSessions(
+      mqttUrl,
+      servers.map((x) => x.dataDir),
+    ).catch(() => undefined);
     await db.end().catch(() => undefined);
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.end();
-    if (server) rmSync(server.dataDir, { recursive: true, force: true });
+    for (const x of servers) rmSync(x.dataDir, { recursive: true, force: true });
   }
 }
+
+const loadNow = () =>
+  loadavg()
+    .map((l) => fmt(l, 2))
+    .join(' ');
 
 if (!values['no-build']) ensureServerBuilt();
 console.log(
@@ -610,6 +687,7 @@ for (const [name, fn] of values.script
       ['external', benchExternal],
     ]) {
   if (values.only && values.only !== name) continue;
+  if (INSTANCES && name !== 'external') continue;
   try {
     await fn();
   } catch (err) {
@@ -662,6 +740,20 @@ if (triggerSummary) {
     `${t.drop <= TRIGGER_DROP_TARGET ? 'MEETS' : 'MISSES'} target: at most ${TRIGGER_DROP_TARGET * 100} % drop ` +
       `with ${fmt(TRIGGERS)} triggers`,
   );
+}
+if (INSTANCES && results.length > 0) {
+  const base = results[0];
+  console.log(
+    `\nInstances: ${results
+      .map((r) => `${r.instances} -> ${fmt(r.stored)} msg/s stored (load average ${fmt(r.load1, 2)})`)
+      .join(', ')}`,
+  );
+  for (const r of results.slice(1))
+    console.log(
+      `  ${r.instances} instances vs ${base.instances}: x${fmt(r.stored / base.stored, 2)} stored/s ` +
+        `(on one machine the instances share its cores with PostgreSQL, Mosquitto and the publishers)`,
+    );
+  console.log(`Load average now ${loadNow()}`);
 }
 for (const r of results) {
   const ok = r.stored >= TARGET.stored && r.ratio >= r.target;
