@@ -385,9 +385,13 @@ export class DeviceGateway implements DeviceLink {
   /**
    * Handles one uplink. Resolves once its effect is durable (for properties: the batch holding its rows has
    * committed), so an adapter that acknowledges on resolution acknowledges stored data. Never rejects: refusals
-   * are counted, logged and answered here.
+   * are counted, logged and answered here. Resolves false only when the gateway is stopping and did not take the
+   * message: the adapter then leaves it unacknowledged.
    */
-  async uplink(device: DeviceRef, kind: string, payload: Buffer, meta: UplinkMeta = {}): Promise<void> {
+  async uplink(device: DeviceRef, kind: string, payload: Buffer, meta: UplinkMeta = {}): Promise<boolean> {
+    // Stopping: nothing taken from now on (answers false: not stored, not refused; the adapter must not acknowledge
+    // it, and the device sends it again to whichever instance it reaches next).
+    if (this.closing) return false;
     try {
       try {
         this.admit(device, payload.length);
@@ -395,19 +399,28 @@ export class DeviceGateway implements DeviceLink {
         // Dropped unread: the device still learns why, when it asked for an answer (docs/device-protocol.md).
         if (kind === 'property') this.reject(device, kind, err as Rejection, messageIdOf(payload));
         else this.reject(device, kind, err as Rejection);
-        return;
+        return true;
       }
       await this.routeOnceStored(device, kind, payload, meta);
       this.stats.accepted++;
       this.touch(device.id);
+      return true;
     } catch (err) {
       if (err instanceof Rejection) {
         this.reject(device, kind, err);
-        return;
+        return true;
       }
+      // Failed because the server is stopping under it (its writers closed): not stored, so not acknowledged.
+      if (this.closing) return false;
       this.deps.log.error({ err, sn: device.sn, kind }, 'uplink handling failed');
       this.reject(device, kind, new Rejection('server error', 10101));
+      return true;
     }
+  }
+
+  /** The gateway is stopping: uplinks are no longer taken (`uplink` answers false). */
+  get stopping(): boolean {
+    return this.closing;
   }
 
   /**

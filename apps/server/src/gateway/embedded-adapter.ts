@@ -132,13 +132,22 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
     } else {
       packet.retain = false;
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-      handle = () => gateway.uplink(device, parsed.kind, payload, { will }).catch(() => undefined);
+      handle = () =>
+        gateway.uplink(device, parsed.kind, payload, { will }).then(
+          (taken) => {
+            if (!taken) unstored = true;
+          },
+          () => undefined,
+        );
     }
+    // The gateway stopping (a graceful stop: it closes before the broker) did not store it: an error closes the
+    // connection without a PUBACK, and the device sends the message again after it reconnects.
+    let unstored = false;
     const handled =
       packet.qos === 2 && !will && packet.messageId !== undefined && brokerSessions
         ? brokerSessions.once(client.id, packet.messageId, handle)
         : handle();
-    void handled.then(() => callback(null));
+    void handled.then(() => callback(unstored ? new Error('server stopping: not stored') : null));
   };
 
   aedes.authorizeSubscribe = (client, sub, callback) => {

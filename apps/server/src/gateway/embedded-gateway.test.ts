@@ -540,3 +540,31 @@ describe('batched device lookups and presence writes', () => {
     }
   });
 });
+
+describe('graceful stop', () => {
+  it('leaves a publish that reaches a stopping gateway unacknowledged and closes the connection', async () => {
+    // Its own app: the gateway stops here while the broker still takes connections, as in a SIGTERM (the gateway's
+    // onClose hook runs before the broker's).
+    const s = await buildTestApp();
+    try {
+      const user = await s.createUser();
+      const [d] = await createDevices(s, user.token, ['STOP-1']);
+      const c = await connectDevice(`mqtt://127.0.0.1:${s.app.broker.port}`, d!);
+      await c.publishAsync(up(d!, 'property'), JSON.stringify({ temp: 1 }), { qos: 1 });
+      await s.app.gateway.close();
+      let acked = false;
+      const closed = new Promise((resolve) => c.once('close', resolve));
+      void c.publishAsync(up(d!, 'property'), JSON.stringify({ temp: 2 }), { qos: 1 }).then(
+        () => (acked = true),
+        () => undefined,
+      );
+      await closed;
+      // No PUBACK: the device keeps the message and sends it again to the next server it reaches.
+      expect(acked).toBe(false);
+      expect(s.app.gateway.stopping).toBe(true);
+      await c.endAsync(true).catch(() => undefined);
+    } finally {
+      await s.close();
+    }
+  });
+});

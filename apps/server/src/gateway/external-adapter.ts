@@ -155,7 +155,9 @@ export function attachExternal(
     }
     if (device.disabled) return Promise.resolve();
     const ref = { id: device.id, sn: device.sn, productKey: device.productKey, uid: device.uid };
-    return gateway.uplink(ref, kind, payload, { presenceFromStatus: true });
+    // The adapter stops its intake and waits for what it took before the gateway closes, so the gateway is never
+    // stopping under a message taken here.
+    return gateway.uplink(ref, kind, payload, { presenceFromStatus: true }).then(() => undefined);
   };
 
   client.handleMessage = (packet, callback) => {
