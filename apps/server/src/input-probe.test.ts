@@ -39,8 +39,15 @@ let t: TestApp;
 let admin: string;
 let operations: Operation[];
 
+/** EMQX's hooks take no sign-in but a shared secret, checked before the body (docs/external-brokers.md). */
+const HOOK_SECRET = 'probe-hook-secret-0123456789';
+const hookHeaders = (path: string): Record<string, string> =>
+  path.startsWith('/api/broker-auth/') ? { 'x-cellhub-hook-secret': HOOK_SECRET } : {};
+
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({
+    config: { brokerAuth: { hookSecret: HOOK_SECRET, dynsec: { enabled: false, reconcileMs: 3_600_000 } } },
+  });
   admin = await t.adminToken();
   const doc = (await t.inject({ method: 'GET', url: '/api/docs/json' })).json() as OpenApiDoc;
   operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
@@ -100,7 +107,7 @@ describe('hostile text on every route', () => {
             method: op.method as 'POST',
             url: urlOf(op),
             token: admin,
-            headers: { 'content-type': 'application/json' },
+            headers: { 'content-type': 'application/json', ...hookHeaders(op.path) },
             payload: JSON.stringify({ [field]: value }),
           });
           if (res.statusCode >= 500) failures.push(`${label}: ${res.statusCode} ${res.body}`);
