@@ -543,6 +543,9 @@ async function benchExternalOn(mqttUrl, note, scale) {
       DATABASE_URL: dbUrl.toString(),
       MQTT_URL: mqttUrl,
       MQTT_SHARE_GROUP: `bench-${run}-${instances}`,
+      // One key for every instance (docs/scale-out.md): each would otherwise make its own in its DATA_DIR and could
+      // not open the device secrets another sealed, and drop those devices' messages as from unknown devices.
+      SECRET_KEY: `bench-${run}-${'k'.repeat(32)}`,
     };
     server = await startServer(serverEnv);
     servers.push(server);
