@@ -553,7 +553,7 @@ describe('graceful stop', () => {
       await c.publishAsync(up(d!, 'property'), JSON.stringify({ temp: 1 }), { qos: 1 });
       await s.app.gateway.close();
       let acked = false;
-      const closed = new Promise((resolve) => c.once('close', resolve));
+      const closed = new Promise<void>((resolve) => c.once('close', () => resolve()));
       void c.publishAsync(up(d!, 'property'), JSON.stringify({ temp: 2 }), { qos: 1 }).then(
         () => (acked = true),
         () => undefined,
