@@ -51,7 +51,8 @@ export default tseslint.config(
   {
     // Test fakes and kits live under apps/server/src/test/; product code never imports them.
     files: ['apps/server/src/**/*.ts'],
-    ignores: ['apps/server/src/**/*.test.ts', 'apps/server/src/test/**'],
+    // The reliability suite (src/reliability/) is test code too: it shares the kits of src/test/.
+    ignores: ['apps/server/src/**/*.test.ts', 'apps/server/src/test/**', 'apps/server/src/reliability/**'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -2,64 +2,23 @@
 // PostgreSQL database of its own, that a test kills with SIGKILL and starts again on the same database and ports.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { bundleEntry, removeBundles } from '../test/server-process';
 
 const ENTRY = fileURLToPath(new URL('./clock-child.ts', import.meta.url));
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
-let bundled: Promise<string> | undefined;
+/** The child's entry bundled from the current sources, once per test process (test/server-process.ts). */
+const childEntry = (): Promise<string> => bundleEntry(ENTRY);
 
-/**
- * The child's entry bundled from the current sources into one file (as `npm run build` bundles main.ts: our code
- * and the contract's in, dependencies from node_modules), once per test process. Starting it costs a fraction of
- * transpiling a few hundred files with tsx at every one of a hundred restarts on a busy machine.
- */
-function childEntry(): Promise<string> {
-  // Under apps/server (lib/paths.ts finds the package, and so the migrations, from the running file) but outside
-  // dist/, which `npm run build` empties.
-  const outfile = path.join(
-    SERVER_DIR,
-    'node_modules',
-    '.cache',
-    'cellhub-reliability',
-    `clock-child-${process.pid}.mjs`,
-  );
-  if (bundled && !existsSync(outfile)) bundled = undefined;
-  bundled ??= (async () => {
-    const { build } = await import('esbuild');
-    await build({
-      entryPoints: [ENTRY],
-      outfile,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      logLevel: 'error',
-      plugins: [
-        {
-          name: 'dependencies-outside',
-          setup(b) {
-            b.onResolve({ filter: /^[^./]/ }, (args) =>
-              args.path.startsWith('@cellhub/') ? undefined : { path: args.path, external: true },
-            );
-          },
-        },
-      ],
-    });
-    return outfile;
-  })();
-  return bundled;
-}
-
-/** Removes this process's bundle. */
+/** Removes this process's bundles. */
 export function removeChildBundle(): void {
-  if (!bundled) return;
-  void bundled.then((file) => rmSync(file, { force: true })).catch(() => undefined);
+  removeBundles();
 }
 /** The key buildTestApp gives its apps, so a test process may open what the child sealed. */
 export const SECRET_KEY = 'test-secret-key-0123456789abcdef-0123456789';
