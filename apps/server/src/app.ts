@@ -53,6 +53,7 @@ import { otaRoutes } from './modules/ota/ota.routes';
 import { healthRoutes } from './modules/health/health.routes';
 import { hardwareRoutes } from './modules/hardware/hardware.routes';
 import { inboxRoutes } from './modules/inbox/inbox.routes';
+import { checkSecretKey } from './modules/system-settings/secret-key-check';
 import { ChannelSmsProvider } from './modules/notify/channel-sms-provider';
 import { notifyPlugin } from './modules/notify/notify.plugin';
 import { platformsRoutes } from './modules/platforms/platforms.routes';
@@ -189,6 +190,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   });
 
   try {
+    await checkSecretKey(deps.db, deps.box);
     const admin = await ensureInitialAdmin(deps);
     if (admin.generatedPassword) {
       process.stdout.write(
