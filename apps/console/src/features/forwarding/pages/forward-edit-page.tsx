@@ -135,22 +135,32 @@ function fieldOf(tab: 'http' | 'mqtt') {
   };
 }
 
-function TemplatePreview({ template, tab }: { template: string; tab: 'http' | 'mqtt' }) {
+function TemplatePreview({
+  template,
+  tab,
+  batched,
+}: {
+  template: string;
+  tab: 'http' | 'mqtt';
+  /** The rule batches: a body is a JSON array of the messages' bodies (shown with one). */
+  batched: boolean;
+}) {
   const t = useLocale(locale);
   const [kind, setKind] = useState<ForwardKind>('property');
   const bad = unknownPlaceholders(template ?? '');
   const preview = useMemo(() => {
-    const out = renderTemplate(
+    const one = renderTemplate(
       template ?? '',
       sampleMessage(kind, 1, undefined, Date.UTC(2026, 0, 1, 8)),
       'json',
     );
+    const out = batched ? `[${one}]` : one;
     try {
       return JSON.stringify(JSON.parse(out), null, 2);
     } catch {
       return out;
     }
-  }, [template, kind]);
+  }, [template, kind, batched]);
   return (
     <div data-testid="forward-preview">
       <Space style={{ marginBottom: 8 }}>
@@ -201,6 +211,7 @@ export default function ForwardEditPage() {
   const [created, setCreated] = useState<{ id: number; secret: string } | undefined>();
   const current = load.data;
   const template = Form.useWatch('body_template', form) as string | undefined;
+  const batchMax = Form.useWatch('batch_max', form) as number | undefined;
 
   useEffect(() => {
     if (current) {
@@ -456,7 +467,11 @@ export default function ForwardEditPage() {
           </Grid.Col>
           <Grid.Col xs={24} lg={10}>
             <Card bordered={false} title={t('forward.form.preview')}>
-              <TemplatePreview template={template ?? ''} tab={tab === 'mqtt' ? 'mqtt' : 'http'} />
+              <TemplatePreview
+                template={template ?? ''}
+                tab={tab === 'mqtt' ? 'mqtt' : 'http'}
+                batched={tab !== 'mqtt' && (batchMax ?? 1) > 1}
+              />
             </Card>
           </Grid.Col>
         </Grid.Row>

@@ -73,10 +73,16 @@ describe('forwarding pages', () => {
     });
     await waitFor(() => expect(screen.getByTestId('forward-preview').textContent).toContain('"temp": 23.5'));
     expect(screen.getByTestId('forward-preview').textContent).toContain('"device": "SN0001"');
+    const body = () => screen.getByTestId('forward-preview').querySelector('pre')?.textContent?.trim() ?? '';
+    expect(body().startsWith('{')).toBe(true);
+    // Batching: the preview shows the array a receiver gets, and the setting is sent.
+    fireEvent.change(screen.getByTestId('forward-batch'), { target: { value: '20' } });
+    fireEvent.blur(screen.getByTestId('forward-batch'));
+    await waitFor(() => expect(body().startsWith('[')).toBe(true));
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(calls.some((c) => c.method === 'POST')).toBe(true));
     const sent = calls.find((c) => c.method === 'POST')!.body as { target: { url: string; kind: string } };
-    expect(sent.target).toMatchObject({ kind: 'http', url: 'https://example.com/in' });
+    expect(sent.target).toMatchObject({ kind: 'http', url: 'https://example.com/in', batch_max: 20 });
     expect(await screen.findByText('Signing secret')).toBeTruthy();
     expect(screen.getByTestId('forward-secret')).toBeTruthy();
   });
