@@ -479,20 +479,18 @@ describe('delivery', () => {
   }, 120_000);
 
   it('refuses a batching rule whose body template is not JSON (86003)', async () => {
-    const res = await call(
-      'POST',
-      '/api/forwarding',
-      owner.token,
+    // A form-encoded body: fine one message per request, not as an element of a JSON array.
+    const formBody = (extra: { batch_max?: number; headers?: { name: string; value: string }[] }) =>
       ruleBody('/batch-bad', {
         target: {
           kind: 'http',
           method: 'POST',
           url: `${rx.url}/batch-bad`,
-          batch_max: 5,
           body_template: 'sn={{sn}}&temp={{data.params.temp}}',
+          ...extra,
         },
-      }),
-    );
+      });
+    const res = await call('POST', '/api/forwarding', owner.token, formBody({ batch_max: 5 }));
     expect(res.statusCode).toBe(400);
     expect(errorOf(res).code).toBe(86003);
     // The same template is fine one message per request (form bodies are allowed there).
@@ -500,15 +498,7 @@ describe('delivery', () => {
       'POST',
       '/api/forwarding',
       owner.token,
-      ruleBody('/batch-bad', {
-        target: {
-          kind: 'http',
-          method: 'POST',
-          url: `${rx.url}/batch-bad`,
-          body_template: 'sn={{sn}}&temp={{data.params.temp}}',
-          headers: [{ name: 'Content-Type', value: 'application/x-www-form-urlencoded' }],
-        },
-      }),
+      formBody({ headers: [{ name: 'Content-Type', value: 'application/x-www-form-urlencoded' }] }),
     );
     expect(single.statusCode).toBe(200);
     await call('DELETE', `/api/forwarding/${data<ForwardRuleItem>(single).id}`, owner.token);

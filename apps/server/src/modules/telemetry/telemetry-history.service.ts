@@ -75,13 +75,24 @@ export async function propertyBuckets(
     // which PostgreSQL does not recognise as the same expression.
     .groupBy(sql`1`)
     .orderBy(sql`1`);
-  return rows.map((r) => ({
+  return rows.map(toBucket);
+}
+
+/** A bucket row of either query (raw rows or hourly rollups) as the API answers it. */
+function toBucket(r: {
+  epoch: number;
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+  count: number;
+}): PropertySeries['buckets'][number] {
+  return {
     ts: new Date(Number(r.epoch) * 1000).toISOString(),
     avg: r.avg === null ? null : Number(r.avg),
     min: r.min === null ? null : Number(r.min),
     max: r.max === null ? null : Number(r.max),
     count: Number(r.count),
-  }));
+  };
 }
 
 const HOUR_MS = 3_600_000;
@@ -110,13 +121,7 @@ export async function rollupBuckets(
     .where(and(eq(h.deviceId, deviceId), eq(h.key, key), gte(h.hour, w.from), lt(h.hour, w.to)))
     .groupBy(sql`1`)
     .orderBy(sql`1`);
-  return rows.map((r) => ({
-    ts: new Date(Number(r.epoch) * 1000).toISOString(),
-    avg: r.avg === null ? null : Number(r.avg),
-    min: r.min === null ? null : Number(r.min),
-    max: r.max === null ? null : Number(r.max),
-    count: Number(r.count),
-  }));
+  return rows.map(toBucket);
 }
 
 /**
