@@ -60,6 +60,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (at most 64)')
     .default('cellhub'),
+  MQTT_SUBSCRIPTION: z.enum(['shared', 'plain']).default('shared'),
   CELLHUB_ADMIN_PASSWORD: optionalString,
   SECRET_KEY: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   PUBLIC_URL: optionalString.pipe(url.optional()),
@@ -206,6 +207,11 @@ export interface Config {
   mqttUrl: string | undefined;
   /** Shared-subscription group of the server instances on an external broker. */
   mqttShareGroup: string;
+  /**
+   * External broker: `shared` (several instances split device traffic through the share group) or `plain` (one
+   * instance, an ordinary subscription, which Mosquitto 2.0 keeps across its own restart where it drops a shared one).
+   */
+  mqttSubscription: 'shared' | 'plain';
   adminPassword: string | undefined;
   secretKey: string;
   /** Without trailing slash; where browsers and OAuth providers reach this server. */
@@ -327,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mqttPort: e.MQTT_PORT,
     mqttUrl: e.MQTT_URL,
     mqttShareGroup: e.MQTT_SHARE_GROUP,
+    mqttSubscription: e.MQTT_SUBSCRIPTION,
     adminPassword: e.CELLHUB_ADMIN_PASSWORD,
     secretKey: '',
     publicUrl: trimSlash(e.PUBLIC_URL ?? `http://localhost:${port}`),

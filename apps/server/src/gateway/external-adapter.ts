@@ -9,6 +9,17 @@ import type { DeviceAuthData } from './device-auth';
  * Separate deployments on one broker need separate groups (MQTT_SHARE_GROUP).
  */
 export const sharedUplinkFilter = (group = 'cellhub') => `$share/${group}/dev/+/+/up/#`;
+/**
+ * One instance alone (MQTT_SUBSCRIPTION=plain): an ordinary subscription. Mosquitto 2.0 restores it with the
+ * persistent session after its own restart and queues for it from its first moment up, where it restores the session
+ * without a shared subscription and drops what devices publish until the server subscribes again.
+ */
+export const plainUplinkFilter = 'dev/+/+/up/#';
+
+/** The filter an instance subscribes to. */
+export function uplinkFilter(subscription: 'shared' | 'plain', shareGroup = 'cellhub'): string {
+  return subscription === 'plain' ? plainUplinkFilter : sharedUplinkFilter(shareGroup);
+}
 
 /**
  * Uplinks handled at once and not yet acknowledged to the broker; beyond it the client stops reading (the broker
@@ -62,7 +73,8 @@ interface AckHooks {
 
 /**
  * The gateway on an external broker (MQTT_URL). The server is one more client: a persistent session (clean: false,
- * fixed clientId) with a QoS 1 shared subscription, so messages that arrive while it restarts wait at the broker.
+ * fixed clientId) with a QoS 1 shared subscription (or a plain one for a lone instance, see `uplinkFilter`), so
+ * messages that arrive while it restarts wait at the broker.
  *
  * Acknowledgement: the server acknowledges a QoS 1 uplink to the broker only once it is handled, for properties once
  * their batch committed, so "acknowledged to the broker" means "stored" and a crash loses nothing the broker does
@@ -78,9 +90,8 @@ export function attachExternal(
   client: MqttClient,
   gateway: DeviceGateway,
   log: FastifyBaseLogger,
-  shareGroup = 'cellhub',
+  filter = sharedUplinkFilter(),
 ): ExternalAdapter {
-  const filter = sharedUplinkFilter(shareGroup);
   const hooks = client as unknown as AckHooks;
 
   // Packet ids mean something only on the connection they arrived on: a PUBACK held across a reconnect must not
