@@ -24,7 +24,7 @@ describe.skipIf(!existsSync(MOSQUITTO))('plain subscription across a Mosquitto r
     t = await buildTestApp({ config: { mqttUrl: broker.url, mqttSubscription: 'plain' } });
     await eventually(async () => (t.app.broker.healthy() ? true : undefined), 10_000);
     owner = await t.createUser();
-    [d] = await createDevices(t, owner.token, ['PLAIN-RESTART-1']);
+    d = (await createDevices(t, owner.token, ['PLAIN-RESTART-1']))[0]!;
   }, 60_000);
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.endAsync(true).catch(() => undefined)));
