@@ -764,8 +764,8 @@ function session(v: Version): [string, string, Bytes, string?][] {
       [
         'publish-property-payload-format-2',
         'property garbage',
+        // mqtt-packet reads it as a boolean (2 arrives as 1): the packet scanner reads the byte itself.
         (d, _o, m) => pp(d, m, p1(P.payloadFormat, 2)),
-        'mqtt-packet reads the payload format indicator of a PUBLISH as a boolean: 2 arrives as 1 (the CONNECT check reads its will bytes)',
       ],
       [
         'publish-property-wrong-size',

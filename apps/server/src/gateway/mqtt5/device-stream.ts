@@ -222,7 +222,7 @@ export class DeviceStream extends Duplex {
     const reasonCode =
       violation.kind === 'too-large'
         ? REASON_PACKET_TOO_LARGE
-        : violation.kind === 'zero-packet-id'
+        : violation.kind === 'zero-packet-id' || violation.kind === 'bad-property'
           ? REASON_PROTOCOL_ERROR
           : violation.kind === 'bad-connect'
             ? violation.reasonCode

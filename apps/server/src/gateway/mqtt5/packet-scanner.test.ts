@@ -204,3 +204,80 @@ describe('fixed headers the parser takes although the standard refuses them (iss
     });
   });
 });
+
+describe('MQTT 5.0 PUBLISH properties the parser reads as a boolean (issue 20)', () => {
+  const topic = 'P/up/property';
+  /** A 5.0 PUBLISH with these properties; the payload format indicator is written as 1 and patched to `format`. */
+  const v5publish = (qos: 0 | 1, properties: Record<string, unknown>, format?: number) => {
+    const bytes = gen(
+      {
+        cmd: 'publish',
+        topic,
+        payload: Buffer.from('{"params":{"t":1}}'),
+        qos,
+        messageId: qos ? 5 : undefined,
+        dup: false,
+        retain: false,
+        properties: { ...properties, ...(format === undefined ? {} : { payloadFormatIndicator: true }) },
+      } as Packet,
+      5,
+    );
+    if (format === undefined) return bytes;
+    // mqtt-packet writes 0x01 0x01 for the indicator; every other property here comes before it or holds no 0x01 0x01.
+    const b = Buffer.from(bytes);
+    const at = b.indexOf(Buffer.from([0x01, 0x01]), 2 + 2 + topic.length);
+    b[at + 1] = format;
+    return b;
+  };
+  const others = {
+    messageExpiryInterval: 60,
+    contentType: 'application/json',
+    responseTopic: 'P/up/reply',
+    correlationData: Buffer.from([0x01, 0x02, 0x01]),
+    userProperties: { a: 'b', c: ['d', 'e'] },
+    topicAlias: 3,
+  };
+
+  it('refuses a payload format indicator other than 0 or 1, at any chunking and QoS', () => {
+    for (const qos of [0, 1] as const) {
+      for (const format of [2, 3, 255]) {
+        for (const size of [1, 3, 1000]) {
+          const s = new PacketScanner();
+          expect(
+            scanInPieces(s, Buffer.concat([connect(5), v5publish(qos, others, format)]), size),
+            `qos ${qos}, ${format}, pieces of ${size}`,
+          ).toEqual({ kind: 'bad-property', type: 3, why: `payload format indicator ${format}` });
+        }
+      }
+    }
+  });
+
+  it('takes 0 and 1, walks past every other property, and leaves 3.1.1 alone', () => {
+    for (const qos of [0, 1] as const) {
+      for (const format of [0, 1, undefined]) {
+        for (const size of [1, 7, 1000]) {
+          const s = new PacketScanner();
+          const bytes = Buffer.concat([
+            connect(5),
+            v5publish(qos, others, format),
+            v5publish(qos, {}),
+            v5publish(qos, others, format),
+          ]);
+          expect(scanInPieces(s, bytes, size)).toBeUndefined();
+          expect(s.packets).toBe(4);
+        }
+      }
+    }
+    // A 3.1.1 PUBLISH has no properties: a 0x01 0x02 in its topic or payload means nothing.
+    const s = new PacketScanner();
+    const odd = gen({
+      cmd: 'publish',
+      topic: 'P/up/\u0001\u0002',
+      payload: Buffer.from([1, 2]),
+      qos: 0,
+      dup: false,
+      retain: false,
+    });
+    expect(s.scan(Buffer.concat([connect(4), odd]))).toBeUndefined();
+  });
+});

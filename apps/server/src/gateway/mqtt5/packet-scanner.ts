@@ -23,7 +23,9 @@ export type Violation =
    * A packet whose fixed header the standard forbids (a length other than its type's, DUP on QoS 0; see scan), or
    * which ends before its packet id.
    */
-  | { kind: 'bad-header'; type: number; why: string };
+  | { kind: 'bad-header'; type: number; why: string }
+  /** MQTT 5.0 3.3.2.3.2: a PUBLISH's payload format indicator is 0 or 1 (the parser reads it as a boolean). */
+  | { kind: 'bad-property'; type: number; why: string };
 
 const CONNECT = 1;
 const PUBLISH = 3;
@@ -53,12 +55,40 @@ const enum State {
   Body,
 }
 
+/** Where a PUBLISH's pick stands. */
+const enum Stage {
+  TopicLength,
+  PacketId,
+  PropertyLength,
+  PropertyId,
+  ByteValue,
+  VarValue,
+  StringLength,
+  Done,
+}
+
+/** Value types of the properties a PUBLISH may carry (MQTT 5.0 3.3.2.3), by identifier. */
+const PUBLISH_PROPERTY_KINDS: Record<number, 'byte' | 'u16' | 'u32' | 'var' | 'string' | 'pair'> = {
+  0x01: 'byte', // payload format indicator
+  0x02: 'u32', // message expiry interval
+  0x03: 'string', // content type
+  0x08: 'string', // response topic
+  0x09: 'string', // correlation data (binary: the same 2-byte length)
+  0x0b: 'var', // subscription identifier
+  0x23: 'u16', // topic alias
+  0x26: 'pair', // user property
+};
+const PAYLOAD_FORMAT = 0x01;
+
 /** Which bytes of the current packet's body are picked out as they pass. */
 const enum Pick {
   None,
   /** The first packet: protocol name length, then the protocol level. */
   Connect,
-  /** PUBLISH QoS > 0: topic length, then the packet id after the topic. */
+  /**
+   * PUBLISH QoS > 0: topic length, then the packet id after the topic; 5.0 (any QoS): then the properties, walked to
+   * their payload format indicator.
+   */
   Publish,
   /** SUBSCRIBE, UNSUBSCRIBE: the packet id first. */
   PacketId,
@@ -95,6 +125,19 @@ export class PacketScanner {
   /** Body offset of the next byte to pick out; -1 when none. */
   private want = -1;
   private picked: number[] = [];
+  private stage = Stage.Done;
+  /** Body offset just after the topic. */
+  private afterTopic = 0;
+  /** A variable byte integer being read: value, multiplier, bytes. */
+  private acc = 0;
+  private accMul = 1;
+  private accBytes = 0;
+  /** Body offset where the properties end. */
+  private propertiesEnd = 0;
+  private propertyId = 0;
+  /** Length-prefixed strings left in the current property, and the first byte of a length. */
+  private strings = 0;
+  private lengthHigh = -1;
 
   constructor(private readonly maxRemainingLength = MAX_PACKET_BYTES) {}
 
@@ -173,10 +216,11 @@ export class PacketScanner {
     this.pos = 0;
     this.picked.length = 0;
     if (this.packets === 0) this.pick = Pick.Connect;
-    else if (this.type === PUBLISH && this.qos > 0) this.pick = Pick.Publish;
+    else if (this.type === PUBLISH && (this.qos > 0 || this.level === 5)) this.pick = Pick.Publish;
     else if (this.type === SUBSCRIBE || this.type === UNSUBSCRIBE) this.pick = Pick.PacketId;
     else this.pick = Pick.None;
     this.want = this.pick === Pick.None ? -1 : 0;
+    this.stage = this.pick === Pick.Publish ? Stage.TopicLength : Stage.Done;
   }
 
   private onPicked(byte: number): Violation | undefined {
@@ -190,14 +234,8 @@ export class PacketScanner {
         else if (p.length === 2) this.want = 2 + ((p[0]! << 8) | p[1]!);
         else this.level = byte;
         return undefined;
-      case Pick.Publish: {
-        // Topic length (2 bytes), the topic, then the packet id (2 bytes).
-        if (p.length < 4) {
-          this.want = p.length === 1 ? 1 : 2 + ((p[0]! << 8) | p[1]!) + (p.length - 2);
-          return undefined;
-        }
-        return ((p[2]! << 8) | p[3]!) === 0 ? { kind: 'zero-packet-id', type: this.type } : undefined;
-      }
+      case Pick.Publish:
+        return this.onPublishByte(byte);
       case Pick.PacketId:
         if (p.length === 1) {
           this.want = 1;
@@ -209,10 +247,120 @@ export class PacketScanner {
     }
   }
 
+  /**
+   * A PUBLISH: topic length (2 bytes), the topic, the packet id (2 bytes, QoS > 0), and in 5.0 the properties, walked
+   * one by one to check the payload format indicator. The walk stops at anything it does not know: the parser refuses
+   * a malformed property section itself.
+   */
+  private onPublishByte(byte: number): Violation | undefined {
+    const p = this.picked;
+    const next = this.pos + 1;
+    switch (this.stage) {
+      case Stage.TopicLength:
+        if (p.length === 1) {
+          this.want = next;
+          return undefined;
+        }
+        this.afterTopic = 2 + ((p[0]! << 8) | p[1]!);
+        if (this.qos > 0) {
+          this.stage = Stage.PacketId;
+          this.want = this.afterTopic;
+          return undefined;
+        }
+        return this.startProperties(this.afterTopic);
+      case Stage.PacketId:
+        if (p.length === 3) {
+          this.want = next;
+          return undefined;
+        }
+        if (((p[2]! << 8) | p[3]!) === 0) return { kind: 'zero-packet-id', type: this.type };
+        return this.startProperties(this.afterTopic + 2);
+      case Stage.PropertyLength:
+        this.acc += (byte & 0x7f) * this.accMul;
+        this.accMul *= 128;
+        if (byte & 0x80) {
+          if (++this.accBytes < 4) this.want = next;
+          return undefined;
+        }
+        this.propertiesEnd = next + this.acc;
+        return this.nextProperty(next);
+      case Stage.PropertyId: {
+        const kind = PUBLISH_PROPERTY_KINDS[byte];
+        this.propertyId = byte;
+        if (kind === 'byte') {
+          this.stage = Stage.ByteValue;
+          this.want = next;
+        } else if (kind === 'u16') return this.nextProperty(next + 2);
+        else if (kind === 'u32') return this.nextProperty(next + 4);
+        else if (kind === 'var') {
+          this.stage = Stage.VarValue;
+          this.accBytes = 0;
+          this.want = next;
+        } else if (kind === 'string' || kind === 'pair') {
+          this.stage = Stage.StringLength;
+          this.strings = kind === 'pair' ? 2 : 1;
+          this.lengthHigh = -1;
+          this.want = next;
+        }
+        return undefined;
+      }
+      case Stage.ByteValue:
+        if (this.propertyId === PAYLOAD_FORMAT && byte > 1) {
+          return { kind: 'bad-property', type: this.type, why: `payload format indicator ${byte}` };
+        }
+        return this.nextProperty(next);
+      case Stage.VarValue:
+        if (byte & 0x80 && ++this.accBytes < 4) {
+          this.want = next;
+          return undefined;
+        }
+        return this.nextProperty(next);
+      case Stage.StringLength:
+        if (this.lengthHigh < 0) {
+          this.lengthHigh = byte;
+          this.want = next;
+          return undefined;
+        }
+        {
+          const end = next + ((this.lengthHigh << 8) | byte);
+          this.lengthHigh = -1;
+          if (--this.strings > 0) {
+            this.want = end;
+            return undefined;
+          }
+          return this.nextProperty(end);
+        }
+      default:
+        return undefined;
+    }
+  }
+
+  /** 5.0: the property length starts at body offset `at`; before 5.0 the PUBLISH has been read far enough. */
+  private startProperties(at: number): Violation | undefined {
+    this.stage = Stage.Done;
+    if (this.level !== 5) return undefined;
+    this.stage = Stage.PropertyLength;
+    this.acc = 0;
+    this.accMul = 1;
+    this.accBytes = 0;
+    this.want = at;
+    return undefined;
+  }
+
+  private nextProperty(at: number): Violation | undefined {
+    if (at >= this.propertiesEnd) {
+      this.stage = Stage.Done;
+      return undefined;
+    }
+    this.stage = Stage.PropertyId;
+    this.want = at;
+    return undefined;
+  }
+
   private endPacket(): Violation | undefined {
     // The packet ended before its packet id (the parser would hand on a PUBLISH with packet id -1).
     const short =
-      (this.pick === Pick.Publish && this.picked.length < 4) ||
+      (this.pick === Pick.Publish && this.qos > 0 && this.picked.length < 4) ||
       (this.pick === Pick.PacketId && this.picked.length < 2);
     this.packets++;
     if (this.packets === 1) this.firstPacketEnd = this.offset;
