@@ -235,6 +235,19 @@ describe('soak: a fleet for a long while, the console open on a live device page
         cdp = await context.newCDPSession(page);
         await cdp.send('Performance.enable');
       }
+      // SOAK_HEAP_DIR: heap snapshots of the page after warm-up and at the end, for DevTools' comparison view.
+      const heapDir = process.env.SOAK_HEAP_DIR;
+      const snapshot = async (name: string) => {
+        if (!cdp || !heapDir) return;
+        const chunks: string[] = [];
+        const onChunk = (e: { chunk: string }) => chunks.push(e.chunk);
+        cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk);
+        await cdp.send('HeapProfiler.collectGarbage');
+        await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+        cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk);
+        writeFileSync(path.join(heapDir, `${name}.heapsnapshot`), chunks.join(''));
+      };
+      let snapshotted = false;
       const browserHeapMb = async (): Promise<number | undefined> => {
         if (!cdp) return undefined;
         await cdp.send('HeapProfiler.collectGarbage');
@@ -257,7 +270,12 @@ describe('soak: a fleet for a long while, the console open on a live device page
           browserHeapMb: await browserHeapMb(),
         });
         expect(devsim.exitCode, `devsim exited: ${devsimLast}`).toBeNull();
+        if (!snapshotted && Date.now() - started >= WARMUP_MS + WINDOW_MS) {
+          snapshotted = true;
+          await snapshot('after-first-window');
+        }
       }
+      await snapshot('end');
       reporting = false;
       await probeLoop;
       collect();
