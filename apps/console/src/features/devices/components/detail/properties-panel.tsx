@@ -72,7 +72,9 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const model = useDeviceModel(d.sn);
   const occurrences = useEventOccurrences(
     d.sn,
-    { from: series.data?.from, to: series.data?.to, per_page: 100 },
+    // From the window's start on, not to its end: live readings stretch the end every second, and a key that moved
+    // with it made a new query (and, with model events, a request) per reading.
+    { from: series.data?.from, per_page: 100 },
     Boolean(series.data && model.data && model.data.events.length > 0),
   );
   const marks = useMemo<EventMark[]>(() => {
