@@ -6,6 +6,11 @@ import type { DeviceRef } from '../modules/devices/device-ref';
 export interface PropertyItem {
   ts: number;
   params: Record<string, PropertyValue>;
+  /**
+   * `ts` is the device's own (the message carried it), not the server's clock at arrival: a copy the device sends
+   * again (QoS 1 after a lost PUBACK) carries the same, so it names the reading (forwarding's message id).
+   */
+  deviceTs?: boolean;
 }
 
 /**

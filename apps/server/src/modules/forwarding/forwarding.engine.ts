@@ -15,7 +15,7 @@
  * - **At least once**: a crash after the receiver took a message and before the row was deleted sends it again
  *   with the same `x-cellhub-message-id`; receivers drop repeats by that key.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { ForwardKind, ForwardMessage } from '@cellhub/contract/forwarding';
 import { liveShare, ruleWatchesDevice, type DeviceAccessRow, type Subject } from '../../lib/authz';
@@ -313,7 +313,9 @@ export class ForwardingEngine {
     if (this.rules.size === 0) return;
     let waits: Promise<void>[] | undefined;
     for (const item of items) {
-      const w = this.queue(device, 'property', item.ts, { params: item.params });
+      // A reading with the device's own time keeps its message id when the device sends it again (see `queue`).
+      const reading = item.deviceTs ? `${item.ts}:${JSON.stringify(item.params)}` : undefined;
+      const w = this.queue(device, 'property', item.ts, { params: item.params }, reading);
       if (w) (waits ??= []).push(w);
     }
     return waits && (waits.length === 1 ? waits[0] : Promise.all(waits).then(() => undefined));
@@ -332,12 +334,18 @@ export class ForwardingEngine {
   /**
    * Queues the message for every rule that takes it; resolves when its rows are written (never rejects: a failed
    * write is counted as dropped and logged by the insert queue).
+   *
+   * `reading` names a message the device may send again, by its own time and values: its id is then derived from
+   * the rule, the device and the reading instead of drawn at random. A device whose PUBACK was lost (the server
+   * killed after storing its message, before or after queueing its forwards) sends it again, and that copy is
+   * stored and forwarded under the same id as the first: a receiver that drops repeats by id gets each reading once.
    */
   private queue(
     device: DeviceRef,
     kind: ForwardKind,
     ts: number,
     data: Record<string, unknown>,
+    reading?: string,
   ): Promise<void> | undefined {
     if (this.rules.size === 0) return;
     let waits: Promise<void>[] | undefined;
@@ -362,7 +370,7 @@ export class ForwardingEngine {
       }
       storedAt ??= this.deps.now();
       const message: ForwardMessage = {
-        id: randomUUID(),
+        id: reading === undefined ? randomUUID() : readingMessageId(rule.ruleId, device.id, kind, reading),
         rule_id: rule.ruleId,
         kind,
         product_key: device.productKey,
@@ -967,3 +975,20 @@ export class ForwardingEngine {
 }
 
 export type { StoredTarget };
+
+/**
+ * The message id of a reading (see `queue`): SHA-256 of the rule, the device, the kind and the reading, written as a
+ * UUID (version 8, name-based), so it looks like the random ones.
+ */
+export function readingMessageId(
+  ruleId: number,
+  deviceId: number,
+  kind: ForwardKind,
+  reading: string,
+): string {
+  const h = createHash('sha256').update(`${ruleId}\u0000${deviceId}\u0000${kind}\u0000${reading}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}

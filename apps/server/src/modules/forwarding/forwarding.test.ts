@@ -528,6 +528,46 @@ describe('delivery', () => {
     await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
   }, 60_000);
 
+  it('forwards a reading the device sends again under the same message id; one without its own time under a new one', async () => {
+    const rule = await createRule(owner.token, ruleBody('/resent', { kinds: ['property'], sns: [d2.sn] }));
+    const path = '/resent';
+    // A QoS 1 copy sent again after a lost PUBACK (the server killed after storing it): the same bytes, stored twice.
+    const timed = Buffer.from(JSON.stringify({ ts: 1_790_000_000_000, params: { temp: 62 } }));
+    await t.app.gateway.uplink(d2, 'property', timed);
+    await t.app.gateway.uplink(d2, 'property', timed);
+    // Another reading at the same time, and a message without `ts` sent twice: different ids.
+    const other = Buffer.from(JSON.stringify({ ts: 1_790_000_000_000, params: { temp: 63 } }));
+    await t.app.gateway.uplink(d2, 'property', other);
+    const untimed = Buffer.from(JSON.stringify({ params: { temp: 64 } }));
+    await t.app.gateway.uplink(d2, 'property', untimed);
+    await t.app.gateway.uplink(d2, 'property', untimed);
+    await eventually(async () => {
+      await tick(1_000);
+      return rx.accepted(path).length === 5 ? true : undefined;
+    }, 30_000);
+    const got = rx.accepted(path).map((r) => r.message);
+    const temps = got.map((m) => (m.data as { params: { temp: number } }).params.temp);
+    expect(temps).toEqual([62, 62, 63, 64, 64]);
+    expect(got[1]!.id).toBe(got[0]!.id);
+    expect(new Set(got.map((m) => m.id)).size).toBe(4);
+    // What a receiver that drops repeats by id keeps: each reading once.
+    const store = new IdempotentStore();
+    store.take(got);
+    expect(store.order.map((m) => (m.data as { params: { temp: number } }).params.temp)).toEqual([
+      62, 63, 64, 64,
+    ]);
+    // Not another rule's id for the same reading.
+    const again = await createRule(owner.token, ruleBody('/resent-2', { kinds: ['property'], sns: [d2.sn] }));
+    await t.app.gateway.uplink(d2, 'property', timed);
+    await eventually(async () => {
+      await tick(1_000);
+      return rx.accepted('/resent-2').length === 1 ? true : undefined;
+    }, 30_000);
+    expect(rx.accepted('/resent-2')[0]!.message.id).not.toBe(got[0]!.id);
+    await call('DELETE', `/api/forwarding/${rule.id}`, owner.token);
+    await call('DELETE', `/api/forwarding/${again.id}`, owner.token);
+  }, 60_000);
+
   it('pauses a rule whose target keeps failing and tells its owner; the switch resumes it', async () => {
     const rule = await createRule(owner.token, ruleBody('/pause', { kinds: ['property'], sns: [d1.sn] }));
     rx.mode = 503;

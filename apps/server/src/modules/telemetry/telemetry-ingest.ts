@@ -203,7 +203,10 @@ export class TelemetryIngest {
         throw new Rejection('property payload does not match the schema', 10113, issues(r.error));
       msg = r.data;
     }
-    return 'items' in msg ? msg.items : [{ ts: msg.ts ?? this.deps.now().getTime(), params: msg.params }];
+    if ('items' in msg) return msg.items.map((item) => ({ ...item, deviceTs: true }));
+    return msg.ts === undefined
+      ? [{ ts: this.deps.now().getTime(), params: msg.params }]
+      : [{ ts: msg.ts, params: msg.params, deviceTs: true }];
   }
 
   /**
