@@ -308,6 +308,8 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
     [port, mqttPort] = (await freePorts(2)) as [number, number];
     await fwd.start();
     await smtp.start();
+    // Each mail's answer waits a moment: kills land while mails are on their way (sent, not yet acknowledged).
+    smtp.delayMs = 150;
     await onelink.start();
     onelink.now = () => new Date(Date.now() + offset);
 
@@ -490,6 +492,8 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
 
   const kills = { forwarding: 0, notify: 0, sim: 0, ota: 0 };
   let otaLostBeforeSubscribe = 0;
+  /** Forwarding: stored copies of reports beyond the first (a resend after a kill). */
+  let storedTwice = 0;
 
   it(
     `kills the worker ${KILLS} times mid-job: exactly one effect per event, none missing`,
@@ -558,7 +562,10 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
 
   /** What each kind's receiver got, judged against its events. */
   async function effects(_: number): Promise<{ forwarding: Kind; notify: Kind; sim: Kind; ota: Kind }> {
-    // Forwarding: an event is a stored property row (a device's report stored twice, after a resend, is two).
+    // Forwarding: an event is a device's report (its seq) that was stored; its effect is the report at the receiver,
+    // deduplicated by message id. A report the device sent again after a kill (its PUBACK lost) may be stored twice
+    // (QoS 1 is at least once), and it carries its own time, so both copies are forwarded under one id
+    // (docs/forwarding.md, "At least once"); the stored copies are counted apart.
     const stored = await q<{ sn: string; seq: number; n: string }>(
       `select d.sn, p.num::int seq, count(*) n from device_properties p join devices d on d.id = p.device_id
        where p.key = 'seq' group by d.sn, p.num`,
@@ -566,12 +573,13 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
     let fEvents = 0;
     let fMissing = 0;
     let fDup = 0;
+    storedTwice = 0;
     for (const row of stored) {
-      const n = Number(row.n);
       const ids = fwd.byEvent.get(`${row.sn}:${row.seq}`)?.size ?? 0;
-      fEvents += n;
-      fMissing += Math.max(0, n - ids);
-      fDup += Math.max(0, ids - n);
+      fEvents += 1;
+      if (ids === 0) fMissing += 1;
+      fDup += Math.max(0, ids - 1);
+      storedTwice += Number(row.n) - 1;
     }
     const fRaw = [...fwd.copies.values()].reduce((s, c) => s + c - 1, 0);
 
@@ -650,6 +658,14 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
       });
       figure({ name: `${name}.raw_redeliveries`, value: x.raw, unit: 'count', detail });
     }
+    figure({
+      name: phase === 'kills' ? 'jobs.forwarding.stored_twice' : 'jobs.forwarding.outage.stored_twice',
+      value: storedTwice,
+      unit: 'rows',
+      detail:
+        'reports stored a second time because the device sent them again after a kill (QoS 1 is at least once); ' +
+        'forwarded under the first copy’s message id',
+    });
     if (phase === 'kills')
       figure({
         name: 'jobs.ota_step.lost_before_subscribe',

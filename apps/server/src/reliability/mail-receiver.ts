@@ -15,6 +15,11 @@ export class MailReceiver {
   /** While true every connection is answered 421 and closed. */
   refusing = false;
   refused = 0;
+  /**
+   * How long the answer to a mail's DATA waits after the mail is recorded: a sender killed meanwhile has had its
+   * effect and not its acknowledgement, so it sends the mail again.
+   */
+  delayMs = 0;
   port = 0;
   private readonly server: SMTPServer;
 
@@ -43,7 +48,8 @@ export class MailReceiver {
         simpleParser(stream)
           .then((mail) => {
             this.received.push({ messageId: mail.messageId ?? '', subject: mail.subject ?? '' });
-            callback();
+            if (this.delayMs > 0) setTimeout(() => callback(), this.delayMs);
+            else callback();
           })
           .catch((err: Error) => callback(err));
       },
