@@ -27,6 +27,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** How long opening a PostgreSQL connection may take. */
+export const DB_CONNECT_TIMEOUT_MS = 10_000;
+
 // Arbitrary constant: serialises migrations when several instances start against one PostgreSQL.
 export const MIGRATION_LOCK = 727_001;
 
@@ -36,10 +39,18 @@ export const MIGRATION_LOCK = 727_001;
 export async function openDatabase(
   databaseUrl: string | undefined,
   dataDir: string,
-  options: { pgliteLoadDataDir?: Blob } = {},
+  options: { pgliteLoadDataDir?: Blob; connectTimeoutMs?: number } = {},
 ): Promise<Database> {
   if (databaseUrl && /^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 10,
+      // A database host that vanished (a failover, a partition) takes minutes to refuse a connection: requests
+      // would wait that long. Past the bound a connect fails, and the API answers 503 / 10105 until it is back.
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DB_CONNECT_TIMEOUT_MS,
+      // Dead connections of a vanished host are found by TCP keep-alive instead of the next query's long wait.
+      keepAlive: true,
+    });
     // An idle client dropped by the server must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
     const db: Db = drizzleNodePg({ client: pool });
