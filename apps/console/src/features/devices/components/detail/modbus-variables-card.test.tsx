@@ -87,6 +87,28 @@ describe('Modbus variables card on the device page', () => {
     expect(container.querySelector('[data-testid="modbus-variables-card"]')).toBeNull();
   });
 
+  it('polls counters every 5 s for a device with variables, and never again one without a template', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const refused = vi.spyOn(http, 'get').mockRejectedValue(new ApiError(81004, 'no template', 400));
+      const first = renderCard();
+      await waitFor(() => expect(refused).toHaveBeenCalledTimes(1));
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(refused).toHaveBeenCalledTimes(1);
+      first.unmount();
+
+      vi.restoreAllMocks();
+      const polled = vi.spyOn(http, 'get').mockResolvedValue(STATUS);
+      renderCard();
+      await screen.findByText('Water temperature');
+      expect(polled).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(5_000);
+      await waitFor(() => expect(polled).toHaveBeenCalledTimes(2));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('lists variables with counters and test-reads one, showing the frames', async () => {
     vi.spyOn(http, 'get').mockResolvedValue(STATUS);
     const post = vi.spyOn(http, 'post').mockResolvedValue(READ);

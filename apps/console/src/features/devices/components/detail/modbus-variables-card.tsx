@@ -44,7 +44,9 @@ export default function ModbusVariablesCard({ sn, readOnly }: { sn: string; read
     queryKey: key,
     queryFn: () => http.get<ModbusStatusList>(`/api/devices/${enc(sn)}/modbus/variables`, { silent: true }),
     retry: false,
-    refetchInterval: 5000,
+    // Fresh counters every 5 s for a device with variables; a device without a template (81004) or without
+    // variables is not asked again and again (each refused poll also cost the page a console error).
+    refetchInterval: (q) => ((q.state.data?.variables.length ?? 0) > 0 ? 5000 : false),
   });
   const [dialog, setDialog] = useState<Dialog>();
   const [result, setResult] = useState<ModbusExchange | undefined>();
