@@ -170,20 +170,15 @@ describe('soak: a fleet for a long while, the console open on a live device page
       await socket.next('ready', undefined, 10_000);
       socket.send({ type: 'subscribe', sns: probeSns });
       const latencies: { at: number; ms: number }[] = [];
-      let seen = 0;
+      // Measured as each push arrives (a look at the buffer now and then would add up to a sample period).
+      socket.listen((m: WsServerMessage) => {
+        if (m.type !== 'event' || m.event.type !== 'device.properties') return;
+        const sent = m.event.values.sent_ms;
+        if (typeof sent === 'number') latencies.push({ at: Date.now(), ms: Date.now() - sent });
+      });
+      // Keep memory bounded on a 30-minute run: the socket's own list of messages is not read here.
       const collect = () => {
-        const msgs = socket!.messages;
-        for (; seen < msgs.length; seen++) {
-          const m = msgs[seen] as WsServerMessage;
-          if (m.type !== 'event' || m.event.type !== 'device.properties') continue;
-          const sent = m.event.values.sent_ms;
-          if (typeof sent === 'number') latencies.push({ at: Date.now(), ms: Date.now() - sent });
-        }
-        // Keep memory bounded on a 30-minute run.
-        if (seen > 10_000) {
-          msgs.splice(0, seen);
-          seen = 0;
-        }
+        socket!.messages.length = 0;
       };
 
       for (let i = 0; i < PROBES; i++) {

@@ -14,6 +14,8 @@ export interface TestSocket {
   ): Promise<Extract<WsServerMessage, { type: T }>>;
   closed: Promise<{ code: number; reason: string }>;
   close(): void;
+  /** Calls `listener` with each message as it arrives (a latency is measured then, not when a test looks). */
+  listen(listener: (m: WsServerMessage) => void): () => void;
 }
 
 export async function listenUrl(app: FastifyInstance): Promise<string> {
@@ -25,8 +27,11 @@ export async function openSocket(url: string): Promise<TestSocket> {
   const ws = new WebSocket(url);
   const messages: WsServerMessage[] = [];
   const waiters = new Set<() => void>();
+  const listeners = new Set<(m: WsServerMessage) => void>();
   ws.on('message', (data) => {
-    messages.push(JSON.parse(String(data)) as WsServerMessage);
+    const m = JSON.parse(String(data)) as WsServerMessage;
+    messages.push(m);
+    for (const l of listeners) l(m);
     for (const w of waiters) w();
   });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
@@ -41,6 +46,10 @@ export async function openSocket(url: string): Promise<TestSocket> {
     closed,
     send: (msg) => ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg)),
     close: () => ws.close(),
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     next(type, match, ms = 3000) {
       type M = Extract<WsServerMessage, { type: typeof type }>;
       const find = () =>
