@@ -53,6 +53,17 @@ describe('device property chart', () => {
     expect(xWindow(s, [])).toEqual({ min: to - 24 * H, max: to });
   });
 
+  it('ends the axis on a bucket boundary while live readings stretch the window', () => {
+    const s = series([[to - H, 20]]);
+    const width = s.bucket_seconds * 1000;
+    const at = (stretch: number) => xWindow({ ...s, to: new Date(to + stretch).toISOString() }, [to - H]).max;
+    expect(at(0)).toBe(to);
+    // Readings 1 s and most of a bucket past the end: the same axis end, one bucket on.
+    expect(at(1000)).toBe(to + width);
+    expect(at(width - 1000)).toBe(to + width);
+    expect(at(width + 1000)).toBe(to + 2 * width);
+  });
+
   it('gives one repeated value a scale around it', () => {
     expect(yFlat([{ min: 30.5, max: 30.5, avg: 30.5 }])).toEqual({ min: 27.45, max: 33.55 });
     expect(yFlat([{ min: 0, max: 0, avg: 0 }])).toEqual({ min: -1, max: 1 });

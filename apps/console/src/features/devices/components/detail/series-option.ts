@@ -144,11 +144,15 @@ export function seriesOption(
 /**
  * The time axis: the chosen window, except when the readings fill only its last part (a device that reported
  * for the first time ten minutes ago, on a 24 h chart): then the axis starts a little before the first reading,
- * so a few points spread over the chart instead of piling up at its right edge. It always ends at the window's end.
+ * so a few points spread over the chart instead of piling up at its right edge. It always ends at the window's end,
+ * rounded up to a bucket boundary: live readings stretch the end every second, and an axis end that moved with them
+ * drew (and the browser shaped and cached) a new end label every second.
  */
 export function xWindow(s: Pick<PropertySeries, 'from' | 'to' | 'bucket_seconds'>, times: number[]) {
   const from = new Date(s.from).getTime();
-  const to = new Date(s.to).getTime();
+  const width = s.bucket_seconds * 1000;
+  const end = new Date(s.to).getTime();
+  const to = width > 0 && end > from ? from + Math.ceil((end - from) / width) * width : end;
   const first = times.length ? Math.min(...times) : undefined;
   if (first === undefined || first - from < (to - from) * 0.25) return { min: from, max: to };
   // At least a few buckets of room, so a single point does not sit on the axis line.
