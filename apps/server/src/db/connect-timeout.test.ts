@@ -2,7 +2,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../lib/db-unavailable';
-import { openDatabase } from './client';
+// Through db/client (not ./client): pure-tests.test.ts knows a test that opens a database by that path.
+import { openDatabase } from '../db/client';
 
 /**
  * A database host that takes the TCP connection and never answers (a partition, a half-dead failover target): a
