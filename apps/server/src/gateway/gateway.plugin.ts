@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DeviceGateway } from './device-gateway';
@@ -49,12 +48,7 @@ export const gatewayPlugin = fp(
  * in the log (the operator's setting decides; docs/operations.md).
  */
 async function warnIfNotAlone(app: FastifyInstance, gateway: DeviceGateway): Promise<void> {
-  const res = (await app.deps.db.execute(sql`
-    select count(*)::int as n from server_instances
-    where id <> ${gateway.keeper.instanceId} and stoppedat is null and heartbeatat > now() - interval '30 seconds'`)) as unknown as {
-    rows: { n: number }[];
-  };
-  const others = res.rows[0]?.n ?? 0;
+  const others = await gateway.keeper.othersAlive();
   if (others > 0) {
     app.log.warn(
       { others },

@@ -121,6 +121,17 @@ export class PresenceKeeper {
     if (silent > this.options.instanceTimeoutMs) await this.revived();
   }
 
+  /** Other instances on this database that are alive: not stopped, heartbeat within `instanceTimeoutMs`. */
+  async othersAlive(): Promise<number> {
+    const since = new Date(this.deps.now().getTime() - this.options.instanceTimeoutMs).toISOString();
+    const res = (await this.deps.db.execute(sql`
+      select count(*)::int as n from server_instances
+      where id <> ${this.instanceId} and stoppedat is null and heartbeatat > ${since}::timestamptz`)) as unknown as {
+      rows: { n: number }[];
+    };
+    return Number(res.rows[0]?.n ?? 0);
+  }
+
   /** Sets offline what nobody holds any more; returns how many devices. */
   async sweep(): Promise<number> {
     let total = 0;

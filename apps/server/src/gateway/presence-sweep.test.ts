@@ -93,3 +93,21 @@ describe('the sweep after a quick restart', () => {
     await eventually(async () => ((await online('SWEEP-WAKE')) === 0 ? true : undefined), 8000);
   });
 });
+
+describe('instances alive beside this one', () => {
+  it('counts another instance with a fresh heartbeat, not a stopped or a silent one', async () => {
+    const keeper = t.app.gateway.keeper;
+    const before = await keeper.othersAlive();
+    const now = t.app.deps.now().getTime();
+    const at = (ms: number) => new Date(now - ms).toISOString();
+    await t.app.deps.db.execute(sql`
+      insert into server_instances (id, address, startedat, heartbeatat, stoppedat) values
+        ('alive-peer', '', ${at(60_000)}::timestamptz, ${at(1_000)}::timestamptz, null),
+        ('stopped-peer', '', ${at(60_000)}::timestamptz, ${at(1_000)}::timestamptz, ${at(500)}::timestamptz),
+        ('silent-peer', '', ${at(600_000)}::timestamptz, ${at(300_000)}::timestamptz, null)`);
+    expect(await keeper.othersAlive()).toBe(before + 1);
+    await t.app.deps.db.execute(
+      sql`delete from server_instances where id in ('alive-peer', 'stopped-peer', 'silent-peer')`,
+    );
+  });
+});
