@@ -268,6 +268,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(deviceHostsRoutes);
     await app.register(tunnelsRoutes);
     await app.register(consolePlugin, { dist: config.consoleDist, sourceMaps: config.consoleSourceMaps });
+    // Last of the onReady hooks (they run in the order added): every engine above has started, so devices may now
+    // be answered and their messages taken (DeviceGateway.opened).
+    app.addHook('onReady', async () => gateway.open());
   } catch (err) {
     // A plugin that failed to load (e.g. MQTT_PORT taken) leaves nothing open behind it.
     clearInterval(purge);

@@ -121,6 +121,17 @@ export class DeviceGateway implements DeviceLink {
   /** Counters for health and benchmarks. */
   readonly stats = { accepted: 0, rejected: 0, propertyMessages: 0, heldWhileDatabaseDown: 0 };
   private closing = false;
+  private isOpen = false;
+  private openGate: () => void = () => undefined;
+  /**
+   * Resolves once the whole server is ready (`open`): every engine that reacts to what devices send (forwarding,
+   * alerts, OTA, data transmission) has started and loaded its rules. Until then a device's CONNECT waits for its
+   * CONNACK and uplinks wait: a message acknowledged before the forwarding engine knew its rules would never be
+   * forwarded, and a refused CONNECT makes many DTUs (and mqtt.js) stop retrying.
+   */
+  readonly opened = new Promise<void>((resolve) => {
+    this.openGate = resolve;
+  });
   /** While the database is down: the probe uplinks wait on before they are routed again. */
   private databaseProbe: Promise<void> | undefined;
   private adapter: BrokerAdapter | undefined;
@@ -182,6 +193,12 @@ export class DeviceGateway implements DeviceLink {
 
   attach(adapter: BrokerAdapter): void {
     this.adapter = adapter;
+  }
+
+  /** The server is ready: connects and uplinks held until now go on (see `opened`). */
+  open(): void {
+    this.isOpen = true;
+    this.openGate();
   }
 
   // --- DeviceLink (used by services) ---------------------------------------------------------------------
@@ -391,6 +408,7 @@ export class DeviceGateway implements DeviceLink {
   async uplink(device: DeviceRef, kind: string, payload: Buffer, meta: UplinkMeta = {}): Promise<boolean> {
     // Stopping: nothing taken from now on (answers false: not stored, not refused; the adapter must not acknowledge
     // it, and the device sends it again to whichever instance it reaches next).
+    if (!this.isOpen) await this.opened;
     if (this.closing) return false;
     try {
       try {

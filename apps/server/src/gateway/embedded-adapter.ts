@@ -15,6 +15,27 @@ interface Session {
   hasWill?: boolean;
 }
 
+const early = new WeakMap<Aedes, Parameters<Aedes['authenticate']>[]>();
+
+/**
+ * The broker's authenticate until the gateway is attached: the CONNECT waits for its answer. Refusing it ("not
+ * authorized") would tell a valid device it is not allowed, and many DTUs, like mqtt.js, stop retrying after that.
+ */
+export function holdConnects(aedes: Aedes): void {
+  const held: Parameters<Aedes['authenticate']>[] = [];
+  early.set(aedes, held);
+  aedes.authenticate = (...args) => {
+    held.push(args);
+  };
+}
+
+/** Installs the real authenticate; CONNECTs held until now (`holdConnects`) get their answer from it. */
+export function releaseConnects(aedes: Aedes, authenticate: Aedes['authenticate']): void {
+  aedes.authenticate = authenticate;
+  for (const args of early.get(aedes)?.splice(0) ?? []) authenticate(...args);
+  early.delete(aedes);
+}
+
 /** The CONNECT's keep-alive in seconds (0: none): Aedes keeps only its timer, 1.5 x that in ms, plus 1. */
 function keepaliveOf(client: Client): number {
   const interval = (client as unknown as { _keepaliveInterval?: number })._keepaliveInterval ?? -1;
@@ -55,9 +76,9 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
   const sessions = new WeakMap<Client, Session>();
   const brokerSessions = BrokerSessions.of(aedes);
 
-  aedes.authenticate = (client, username, password, done) => {
-    gateway.auth
-      .authenticate(client.id, username, password)
+  const authenticate: Aedes['authenticate'] = (client, username, password, done) => {
+    gateway.opened
+      .then(() => gateway.auth.authenticate(client.id, username, password))
       .then((result) => {
         if (!result.ok) {
           const err = new Error(result.reason) as AuthenticateError;
@@ -90,6 +111,7 @@ export function attachEmbedded(aedes: Aedes, gateway: DeviceGateway, log: Fastif
         done(e, false);
       });
   };
+  releaseConnects(aedes, authenticate);
 
   const drop = (packet: { topic: string; retain: boolean }, client: Client) => {
     // Nobody can subscribe to `$` topics here: the message goes nowhere, and the connection stays up.

@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import net from 'node:net';
-import { Aedes, type AuthenticateError } from 'aedes';
+import { Aedes } from 'aedes';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import websocket from '@fastify/websocket';
 import mqtt, { type MqttClient } from 'mqtt';
 import { createWebSocketStream } from 'ws';
 import { BrokerSessions } from '../gateway/broker-sessions';
+import { holdConnects } from '../gateway/embedded-adapter';
 import { holdUplinks } from '../gateway/external-adapter';
 import { ProtocolFront } from '../gateway/mqtt5/protocol-front';
 import { AppError } from '../lib/app-error';
@@ -31,9 +32,6 @@ export interface BrokerHandle {
 /** A start-up failure whose message is meant for the operator as is (no stack trace). */
 export class StartupError extends Error {}
 
-// MQTT CONNACK return code 5.
-const NOT_AUTHORIZED = 5;
-
 async function startEmbedded(
   app: FastifyInstance,
   port: number,
@@ -44,14 +42,10 @@ async function startEmbedded(
     // Aedes' in-memory persistence plus what sessions need beyond it: Session Present, MQTT 5.0 session expiry, QoS 2
     // exactly once (gateway/broker-sessions.ts).
     persistence: new BrokerSessions().persistence,
-    // The device gateway (src/gateway) replaces these handlers with device authentication and topic ACLs. Until
-    // it is attached nobody may connect: an open broker on a public port would be a free relay for anyone.
-    authenticate: (_client, _username, _password, done) => {
-      const err = new Error('not authorized') as AuthenticateError;
-      err.returnCode = NOT_AUTHORIZED as AuthenticateError['returnCode'];
-      done(err, false);
-    },
   });
+  // The device gateway (src/gateway) replaces the handlers with device authentication and topic ACLs. Until it is
+  // attached nobody connects: a CONNECT waits for its answer (an open broker on a public port would be a free relay).
+  holdConnects(aedes);
   aedes.on('clientError', (client, err) =>
     app.log.debug({ client: client.id, err: err.message }, 'mqtt client error'),
   );
