@@ -128,6 +128,8 @@ class OtaDevice {
   client: MqttClient | undefined;
   readonly commands: string[] = [];
   readonly finished = new Set<string>();
+  /** What the client reported as errors (a refused CONNECT among them), with the time. */
+  readonly errors: string[] = [];
   fwVersion = '1.0.0';
 
   constructor(
@@ -146,7 +148,7 @@ class OtaDevice {
       connectTimeout: 5000,
     });
     this.client = c;
-    c.on('error', () => undefined);
+    c.on('error', (e) => this.errors.push(`${((Date.now() - T0) / 1000).toFixed(1)}s ${e.message}`));
     c.on('connect', () => {
       void (async () => {
         await c.subscribeAsync(`dev/${this.productKey}/${this.sn}/down/#`, { qos: 1 });
@@ -619,7 +621,27 @@ describe.skipIf(!process.env.JOBS_KILL)('jobs: a worker killed mid-job, a provid
     otaLostBeforeSubscribe = lost.size;
     for (const d of otaDevices) {
       const ids = new Set(d.commands);
-      if ((ids.size === 0 || d.fwVersion !== '2.0.0') && !lost.has(d.sn)) oMissing += 1;
+      if ((ids.size === 0 || d.fwVersion !== '2.0.0') && !lost.has(d.sn)) {
+        oMissing += 1;
+        const c = d.client;
+        const [row] = await q(
+          `select phase, status, attempts, upgrade_id, result_code from ota_devices
+          where task_id = $1 and sn = $2`,
+          [otaTask, d.sn],
+        );
+        const logs = await q(
+          `select l.createdat, l.event, l.detail from device_logs l join devices v on v.id = l.device_id
+          where v.sn = $1 and l.event in ('connect', 'disconnect') order by l.id desc limit 6`,
+          [d.sn],
+        );
+        trace('ota missing', d.sn, {
+          connected: c?.connected,
+          reconnecting: c?.reconnecting,
+          errors: d.errors,
+          row,
+          logs,
+        });
+      }
       oDup += Math.max(0, ids.size - 1);
       oRaw += d.commands.length - ids.size;
     }
