@@ -9,6 +9,7 @@ import { upTopic } from '@cellhub/contract/protocol';
 import type { WsServerMessage } from '@cellhub/contract/realtime';
 import { openSocket, type TestSocket } from '../test/ws-test-client';
 import { figure, sized } from './figures';
+import { CODE_TYPE, grown, type HeapSummary, summarise, withoutCode } from './heap-snapshot';
 import {
   ADMIN_PASSWORD,
   adminLogin,
@@ -230,17 +231,21 @@ describe('soak: a fleet for a long while, the console open on a live device page
         cdp = await context.newCDPSession(page);
         await cdp.send('Performance.enable');
       }
-      // SOAK_HEAP_DIR: heap snapshots of the page after warm-up and at the end, for DevTools' comparison view.
+      // Heap snapshots of the page after the first window and at the end: what grew, by kind (heap-snapshot.ts).
+      // SOAK_HEAP_DIR also keeps them as files, for DevTools' comparison view.
       const heapDir = process.env.SOAK_HEAP_DIR;
+      const snapshots: HeapSummary[] = [];
       const snapshot = async (name: string) => {
-        if (!cdp || !heapDir) return;
+        if (!cdp) return;
         const chunks: string[] = [];
         const onChunk = (e: { chunk: string }) => chunks.push(e.chunk);
         cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk);
         await cdp.send('HeapProfiler.collectGarbage');
         await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
         cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk);
-        writeFileSync(path.join(heapDir, `${name}.heapsnapshot`), chunks.join(''));
+        const text = chunks.join('');
+        if (heapDir) writeFileSync(path.join(heapDir, `${name}.heapsnapshot`), text);
+        snapshots.push(summarise(text));
       };
       let snapshotted = false;
       const browserHeapMb = async (): Promise<number | undefined> => {
@@ -345,6 +350,28 @@ describe('soak: a fleet for a long while, the console open on a live device page
             ? `no ${haveConsole ? '' : 'console build (npm run build -w apps/console)'}${haveChromium ? '' : ` Chromium at ${CHROMIUM}`}`
             : `JS heap after a forced GC ${mean(bFirst).toFixed(1)} -> ${mean(bLast).toFixed(1)} MB, device detail page`,
       });
+
+      if (snapshots.length === 2) {
+        const [a, b] = snapshots as [HeapSummary, HeapSummary];
+        const mb = (x: number) => (x / 1024 / 1024).toFixed(2);
+        const top = grown(a.byName, b.byName, 6)
+          .filter((g) => g.size > 0)
+          .map((g) => `${g.key} ${g.count >= 0 ? '+' : ''}${g.count} (${(g.size / 1024).toFixed(0)} KB)`);
+        figure({
+          name: 'soak.browser_snapshot_growth',
+          value: pct((b.total - a.total) / a.total),
+          unit: '%',
+          detail: `heap snapshots after the first window and at the end: ${mb(a.total)} -> ${mb(b.total)} MB; grew most: ${top.join('; ')}`,
+        });
+        figure({
+          name: 'soak.browser_snapshot_growth_without_code',
+          value: pct((withoutCode(b) - withoutCode(a)) / withoutCode(a)),
+          unit: '%',
+          detail:
+            `the same without V8's code (bytecode, feedback, compiled code): ${mb(withoutCode(a))} -> ` +
+            `${mb(withoutCode(b))} MB; code ${mb(a.byType.get(CODE_TYPE)?.size ?? 0)} -> ${mb(b.byType.get(CODE_TYPE)?.size ?? 0)} MB`,
+        });
+      }
 
       expect(rssGrowth, 'server RSS growth after warm-up').toBeLessThan(0.1);
       // A millisecond figure on a shared machine: "flat" is 1.5 x the first window's p99, with 50 ms of room for
