@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       mqttUrl: undefined,
       tokenTtlHours: 168,
       publicUrl: 'http://localhost:8080',
+      publicUrlSet: false,
       wechat: { oauthUrl: 'https://open.weixin.qq.com', apiUrl: 'https://api.weixin.qq.com' },
       consoleDist: path.resolve(serverRoot(), '../console/dist'),
     });
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
       mqttUrl: 'mqtt://broker:1883',
       adminPassword: 'Secret123',
       publicUrl: 'https://hub.example.com',
+      publicUrlSet: true,
       tokenTtlHours: 12,
       wechat: { appid: 'wx1', secret: 'sec' },
       consoleDist: '/srv/console',

@@ -216,6 +216,8 @@ export interface Config {
   secretKey: string;
   /** Without trailing slash; where browsers and OAuth providers reach this server. */
   publicUrl: string;
+  /** PUBLIC_URL was set (not the localhost default): links made for people use it rather than a request's Host. */
+  publicUrlSet: boolean;
   tokenTtlHours: number;
   wechat: { appid?: string; secret?: string; oauthUrl: string; apiUrl: string };
   consoleDist: string;
@@ -337,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adminPassword: e.CELLHUB_ADMIN_PASSWORD,
     secretKey: '',
     publicUrl: trimSlash(e.PUBLIC_URL ?? `http://localhost:${port}`),
+    publicUrlSet: e.PUBLIC_URL !== undefined,
     tokenTtlHours: e.TOKEN_TTL_HOURS,
     wechat: {
       appid: e.WECHAT_APPID,

@@ -218,6 +218,37 @@ describe('WebSocket tunnels', () => {
     await expect(connect(tunnel.address!)).rejects.toThrow(/400/);
   });
 
+  it('are served at PUBLIC_URL when it is set, whatever Host the request named', async () => {
+    const config = t.app.deps.config;
+    const saved = { publicUrl: config.publicUrl, publicUrlSet: config.publicUrlSet };
+    Object.assign(config, { publicUrl: 'https://hub.example.com/cellhub', publicUrlSet: true });
+    try {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/devices/W-1/tunnels',
+        token: owner.token,
+        headers: { host: 'attacker.example' },
+        payload: {
+          name: 'PLC',
+          protocol: 'http',
+          local_ip: '127.0.0.1',
+          local_port: WEB_PORT,
+          exposure: 'ws',
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const tunnel = data<TunnelItem>(res);
+      expect(tunnel.address).toMatch(
+        new RegExp(`^wss://hub\\.example\\.com/cellhub/api/tunnels/${tunnel.id}/ws/[\\w-]{32}$`),
+      );
+      expect(data<TunnelItem>(await closeTunnel(tunnel.id)).address).toBe(
+        `wss://hub.example.com/cellhub/api/tunnels/${tunnel.id}/ws`,
+      );
+    } finally {
+      Object.assign(config, saved);
+    }
+  });
+
   it('turn away another address, a wrong secret and a plain GET, before asking the device', async () => {
     const tunnel = await openWs();
     const opened = stats.opened;

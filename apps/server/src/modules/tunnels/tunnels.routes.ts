@@ -65,8 +65,12 @@ export async function tunnelsRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (req) => {
-      // A `ws` tunnel is served where the caller reached this server (behind a proxy: trustProxy decides).
-      const wsOrigin = `${req.protocol === 'https' ? 'wss' : 'ws'}://${req.host}`;
+      // A `ws` tunnel is served at PUBLIC_URL when it is set (a Host header is the caller's to choose, and the URL is
+      // kept with the tunnel), else where the caller reached this server (behind a proxy: trustProxy decides).
+      const { publicUrl, publicUrlSet } = app.deps.config;
+      const wsOrigin = publicUrlSet
+        ? publicUrl.replace(/^http/, 'ws')
+        : `${req.protocol === 'https' ? 'wss' : 'ws'}://${req.host}`;
       return ok(await openTunnel(app.deps, app.tunnels, actorOf(req), req.params.sn, req.body, wsOrigin));
     },
   );
