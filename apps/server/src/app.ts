@@ -32,6 +32,7 @@ import { subDeviceLink } from './modules/gateway-rules/sub-devices';
 import { DeviceHostManager } from './modules/device-hosts/device-host-manager';
 import { deviceHostsPlugin } from './modules/device-hosts/device-hosts.plugin';
 import { tunnelsPlugin } from './modules/tunnels/tunnels.plugin';
+import { filesPlugin } from './modules/files/files.plugin';
 import { telemetryPlugin } from './modules/telemetry/telemetry.plugin';
 import { tunnelsRoutes } from './modules/tunnels/tunnels.routes';
 import { deviceHostsRoutes } from './modules/device-hosts/device-hosts.routes';
@@ -225,6 +226,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     await app.register(tunnelsPlugin);
     await app.register(brokerAuthPlugin);
     await app.register(telemetryPlugin);
+    await app.register(filesPlugin);
     await app.register(healthRoutes);
     await app.register(authRoutes);
     await app.register(userRoutes);

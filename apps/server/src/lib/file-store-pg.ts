@@ -3,13 +3,14 @@
  * `stored_files` and its bytes are rows of `stored_file_chunks`, CHUNK_BYTES each: an upload writes one chunk at a
  * time (never the whole file in memory, never one long transaction), and a Range download reads only the chunks
  * its span touches, a few at a time. A file becomes readable when its upload commits (`complete`); an aborted
- * upload deletes its rows, and deleting the file row deletes its chunks (ON DELETE CASCADE).
+ * upload deletes its rows, and deleting the file row deletes its chunks (ON DELETE CASCADE). An upload the server
+ * died under stays incomplete until `sweepPartial` removes it (hourly, after a day).
  *
  * Files stored under FILE_STORE=dir before the switch are still read from DATA_DIR (`legacy`), and removed there.
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { and, asc, between, eq, inArray } from 'drizzle-orm';
+import { and, asc, between, eq, inArray, lt } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { storedFileChunks, storedFiles } from '../modules/files/files.table';
 import type { ByteSpan, FileRef, FileStore, FileWriter } from './file-store-types';
@@ -124,6 +125,14 @@ export function pgFileStore(db: Db, legacy?: FileStore, chunkBytes = CHUNK_BYTES
         ),
       );
       await legacy?.remove(area, fileIds);
+    },
+    async sweepPartial(before) {
+      // An upload's row is written with its first chunk; its chunks go with it (ON DELETE CASCADE).
+      const gone = await db
+        .delete(storedFiles)
+        .where(and(eq(storedFiles.complete, false), lt(storedFiles.createdat, before)))
+        .returning({ key: storedFiles.key });
+      return gone.length + ((await legacy?.sweepPartial(before)) ?? 0);
     },
   };
 }

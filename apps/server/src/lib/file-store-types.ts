@@ -37,4 +37,9 @@ export interface FileStore {
   size(ref: FileRef): Promise<number | undefined>;
   /** Removes files; one already gone is fine. */
   remove(area: string, fileIds: string[]): Promise<void>;
+  /**
+   * Removes what uploads left that never committed nor aborted (the server died under them): those begun before
+   * `before` (`dir`: last written before it). Answers how many.
+   */
+  sweepPartial(before: Date): Promise<number>;
 }

@@ -12,7 +12,14 @@ import { onPostgres, type SharedStore, sharedStore } from '../test/shared-store'
 import { applicationFileRef } from '../modules/applications/application-file';
 import { applicationVersions } from '../modules/applications/applications.table';
 import { storedFileChunks, storedFiles } from '../modules/files/files.table';
-import { dirFileStore, type FileStore, fileStore, storeStream } from './file-store';
+import {
+  dirFileStore,
+  type FileStore,
+  fileStore,
+  PARTIAL_UPLOAD_MAX_AGE_MS,
+  storeStream,
+  sweepPartialUploads,
+} from './file-store';
 import { CHUNK_BYTES, pgFileStore } from './file-store-pg';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -224,6 +231,60 @@ describe.each(['dir', 'postgres'] as const)('file store %s', (kind) => {
     await store.remove('test', [stored.fileId]);
     expect(await store.size(ref)).toBeUndefined();
     await expect(buffer(store.read(ref))).rejects.toThrow();
+  });
+});
+
+describe.each(['dir', 'postgres'] as const)('file store %s after a crash mid-upload', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ config: { fileStore: kind } });
+  });
+  afterAll(() => t?.close());
+
+  /** What unfinished uploads occupy: temporary files (dir) or incomplete rows and their chunks (postgres). */
+  async function leftovers(): Promise<number> {
+    if (kind === 'dir') {
+      const tmp = path.join(t.dataDir, 'files', 'test', 'tmp');
+      return existsSync(tmp) ? readdirSync(tmp).length : 0;
+    }
+    const db = t.app.deps.db;
+    const [f] = await db.select({ n: count() }).from(storedFiles).where(eq(storedFiles.complete, false));
+    const [c] = await db
+      .select({ n: count() })
+      .from(storedFileChunks)
+      .innerJoin(storedFiles, eq(storedFiles.key, storedFileChunks.key))
+      .where(eq(storedFiles.complete, false));
+    return f!.n + c!.n;
+  }
+
+  it('removes what an upload the server died under left, once it is a day old, and nothing else', async () => {
+    const store = fileStore(t.app.deps);
+    const kept = await storeStream(pieces(randomBytes(CHUNK_BYTES + 5), 65_536), {
+      store,
+      area: 'test',
+      maxBytes: 1e7,
+      tooLarge,
+      sniff: noSniff,
+      drainOnFailure: false,
+    });
+    // An upload that neither commits nor aborts: its process was killed after two chunks.
+    const dead = store.writer('test');
+    await dead.write(randomBytes(CHUNK_BYTES));
+    await dead.write(randomBytes(CHUNK_BYTES + 1));
+    const left = await leftovers();
+    expect(left).toBeGreaterThan(0);
+
+    // Younger than a day: an upload may still be going on.
+    expect(await sweepPartialUploads(t.app.deps, new Date())).toBe(0);
+    expect(await leftovers()).toBe(left);
+    // A day and a minute later.
+    const later = new Date(Date.now() + PARTIAL_UPLOAD_MAX_AGE_MS + 60_000);
+    expect(await sweepPartialUploads(t.app.deps, later)).toBe(1);
+    expect(await leftovers()).toBe(0);
+    // The finished file is whole.
+    const ref = { area: 'test', fileId: kept.fileId };
+    expect(await store.size(ref)).toBe(CHUNK_BYTES + 5);
+    expect(sha256(await buffer(store.read(ref)))).toBe(kept.sha256);
   });
 });
 

@@ -9,7 +9,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
@@ -118,7 +118,38 @@ export function dirFileStore(dataDir: string): FileStore {
     async remove(area, fileIds) {
       await Promise.all(fileIds.map((id) => rm(pathOf({ area, fileId: id }), { force: true })));
     },
+    async sweepPartial(before) {
+      let removed = 0;
+      const areas = await readdir(path.join(dataDir, 'files')).catch(() => [] as string[]);
+      for (const area of areas) {
+        const tmp = path.join(dirOf(area), 'tmp');
+        const parts = await readdir(tmp).catch(() => [] as string[]);
+        for (const name of parts.filter((n) => n.endsWith('.part'))) {
+          const file = path.join(tmp, name);
+          // The last write's time: an upload still going is never taken.
+          const st = await stat(file).catch(() => undefined);
+          if (!st || st.mtime >= before) continue;
+          await rm(file, { force: true });
+          removed++;
+        }
+      }
+      return removed;
+    },
   };
+}
+
+/** Uploads left unfinished this long are removed (`sweepPartialUploads`). */
+export const PARTIAL_UPLOAD_MAX_AGE_MS = 24 * 3_600_000;
+
+/**
+ * Removes what uploads interrupted by a crash left behind (a temporary file, or an incomplete file's rows in the
+ * database), once nothing was written to them for PARTIAL_UPLOAD_MAX_AGE_MS; answers how many. Run hourly
+ * (modules/files/files.plugin.ts).
+ */
+export async function sweepPartialUploads(deps: FileStoreDeps, now: Date): Promise<number> {
+  const removed = await fileStore(deps).sweepPartial(new Date(now.getTime() - PARTIAL_UPLOAD_MAX_AGE_MS));
+  if (removed > 0) deps.log.info({ removed }, 'removed unfinished uploads');
+  return removed;
 }
 
 /** The store FILE_STORE names. Stateless: cheap to ask for on every call. */
