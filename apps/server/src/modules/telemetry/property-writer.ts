@@ -27,7 +27,16 @@ export interface PropertyWriterOptions {
    * one connection, where 1 is right.
    */
   maxInFlight?: number;
+  /** The clock (ms) late rows are told by (deps.now in the server). */
+  now?: () => number;
 }
+
+/**
+ * A row at least this old may fall in an hour the maintenance job has rolled up (it rolls hours a day after they
+ * end, telemetry-maintenance.service.ts ROLLUP_SETTLE_MS; four hours less for clocks that differ): its batch also
+ * marks the row's hour against the rollup watermark.
+ */
+export const LATE_ROW_MS = 20 * 3_600_000;
 
 export const DEFAULT_WRITER_OPTIONS: PropertyWriterOptions = {
   maxBatchRows: 8000,
@@ -436,10 +445,25 @@ export class PropertyWriter {
           ${numbers(b.rawSizes)}::text::int[], ${bools(b.rawTruncated)}::text::bool[])
           as r(device_id, data, size, truncated)
       ),`;
+    // A late row (a device's buffer sent after an outage) may belong to an hour already rolled up: its hour is marked
+    // for the maintenance job to roll up again, in this statement, so a stored row is never missing from its hour.
+    // The watermark is read FOR SHARE: a rollup moving it meanwhile (it takes the row FOR UPDATE first) either ends
+    // before this reads it, or starts its aggregation after this commits.
+    const lateBefore = (this.options.now ?? Date.now)() - LATE_ROW_MS;
+    const late = b.tss.some((ms) => ms < lateBefore)
+      ? sql`late as (
+        insert into telemetry_rollup_dirty (device_id, hour)
+        select distinct t.device_id, date_bin('1 hour', to_timestamp(t.ms / 1000), '2000-01-01T00:00:00Z'::timestamptz)
+        from unnest(${numbers(b.ids)}::text::int[], ${numbers(b.tss)}::text::float8[]) as t(device_id, ms),
+          (select rolled_to from telemetry_rollup_state where id = 1 for share) s
+        where to_timestamp(t.ms / 1000) < s.rolled_to
+        on conflict (device_id, hour) do update set marked_at = now()
+      ),`
+      : sql``;
     // unnest() keeps the statement at a fixed number of parameters whatever the batch size (no 65535 ceiling);
     // timestamps travel as Unix ms, which to_timestamp turns back into the exact millisecond.
     await this.db.execute(sql`
-      with ${raws} history as (
+      with ${raws} ${late} history as (
         insert into device_properties (device_id, key, ts, num, txt, bool)
         select device_id, key, to_timestamp(ms / 1000), num, txt, bool
         from unnest(${numbers(b.ids)}::text::int[], ${texts(b.keys)}::text::text[],

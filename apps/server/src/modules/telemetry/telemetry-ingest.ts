@@ -77,6 +77,7 @@ export class TelemetryIngest {
       ...DEFAULT_WRITER_OPTIONS,
       // PostgreSQL commits one batch while the next is inserted; PGlite runs one statement at a time anyway.
       maxInFlight: deps.config.databaseUrl?.startsWith('postgres') ? 2 : 1,
+      now: () => deps.now().getTime(),
     });
     this.raws = new RawWriter(deps.db);
     this.scripts = new ScriptRunner(deps, {

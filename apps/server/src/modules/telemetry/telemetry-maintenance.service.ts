@@ -166,6 +166,10 @@ export async function rollUp(deps: Pick<Deps, 'db' | 'now'>, extend?: () => Prom
     if (extend && !(await extend())) break;
     const to = Math.min(target, from + ROLLUP_CHUNK_MS);
     await deps.db.transaction(async (tx) => {
+      // The watermark first, FOR UPDATE: a batch of late rows reads it FOR SHARE (property-writer.ts), so it either
+      // committed before the aggregation below (which then sees its rows) or reads the moved watermark and marks
+      // its hours for `reRollLate`.
+      await tx.execute(sql`select rolled_to from telemetry_rollup_state where id = 1 for update`);
       await tx.execute(sql`
         insert into device_property_hourly (device_id, key, hour, count, "values", sum, min, max)
         select device_id, key, hour, count(*)::int, count(v)::int, sum(v), min(v), max(v)
@@ -284,17 +288,65 @@ export async function applyRetention(
   return out;
 }
 
-/** One maintenance pass: partitions, rollups, retention. */
+/** Marked hours rolled up again per transaction. */
+const REROLL_BATCH = 500;
+
+/**
+ * Rolls up again the hours late rows were stored in after they had been rolled up (marked by the property writer
+ * in the statement that stored them), then removes their marks: whole hours of each device, every key, from the
+ * raw rows. Marks at or after the watermark wait: the regular rollup will read their rows. Each batch takes its
+ * marks first (a writer marking the same hour meanwhile waits, then marks it anew) and aggregates in a statement
+ * of its own, so it reads every row committed before its marks were taken. Answers the hours redone.
+ */
+export async function reRollLate(deps: Pick<Deps, 'db'>, extend?: () => Promise<boolean>): Promise<number> {
+  let done = 0;
+  for (;;) {
+    if (extend && !(await extend())) break;
+    const n = await deps.db.transaction(async (tx) => {
+      const marks = rowsOf<{ device_id: number; hour: string | Date }>(
+        await tx.execute(sql`
+          delete from telemetry_rollup_dirty d
+          using (
+            select m.device_id, m.hour from telemetry_rollup_dirty m, telemetry_rollup_state s
+            where s.id = 1 and m.hour < s.rolled_to
+            order by m.hour limit ${REROLL_BATCH}
+          ) pick
+          where d.device_id = pick.device_id and d.hour = pick.hour
+          returning d.device_id, d.hour`),
+      );
+      if (marks.length === 0) return 0;
+      const ids = marks.map((m) => m.device_id);
+      const hours = marks.map((m) => new Date(m.hour).toISOString());
+      await tx.execute(sql`
+        insert into device_property_hourly (device_id, key, hour, count, "values", sum, min, max)
+        select p.device_id, p.key, m.hour, count(*)::int, count(v.v)::int, sum(v.v), min(v.v), max(v.v)
+        from unnest(${sql.param(ids)}::int[], ${sql.param(hours)}::timestamptz[]) as m(device_id, hour)
+        join device_properties p
+          on p.device_id = m.device_id and p.ts >= m.hour and p.ts < m.hour + interval '1 hour'
+        cross join lateral (select coalesce(p.num, p.bool::int::float8) as v) v
+        group by p.device_id, p.key, m.hour
+        on conflict (device_id, key, hour) do update set count = excluded.count, "values" = excluded."values",
+          sum = excluded.sum, min = excluded.min, max = excluded.max`);
+      return marks.length;
+    });
+    done += n;
+    if (n < REROLL_BATCH) break;
+  }
+  return done;
+}
+
+/** One maintenance pass: partitions, rollups (late hours redone), retention. */
 export async function runTelemetryMaintenance(
   deps: Pick<Deps, 'db' | 'now' | 'log'>,
   extend?: () => Promise<boolean>,
 ) {
   const partitions = await ensurePartitions(deps, extend);
   const rollups = await rollUp(deps, extend);
+  const redone = await reRollLate(deps, extend);
   const retention = await applyRetention(deps, extend);
-  if (partitions.created.length > 0 || retention.dropped.length > 0 || retention.deleted > 0)
-    deps.log.info({ partitions, rollups, retention }, 'telemetry maintenance');
-  return { partitions, rollups, retention };
+  if (partitions.created.length > 0 || retention.dropped.length > 0 || retention.deleted > 0 || redone > 0)
+    deps.log.info({ partitions, rollups, redone, retention }, 'telemetry maintenance');
+  return { partitions, rollups: { ...rollups, redone }, retention };
 }
 
 /**

@@ -292,3 +292,62 @@ describe('the telemetry_maintenance job', () => {
     await worker.stop();
   });
 });
+
+// Last: the rows it adds would change the counts the tests above assert.
+describe('late readings', () => {
+  const hourly = async (deviceId: number, hour: number) =>
+    rowsOf<{ count: number; max: number }>(
+      await t.app.deps.db.execute(sql`select count, max from device_property_hourly
+        where device_id = ${deviceId} and key = 'temp' and hour = ${new Date(hour).toISOString()}::timestamptz`),
+    )[0];
+  const marks = async () =>
+    rowsOf<{ device_id: number; hour: string | Date }>(
+      await t.app.deps.db.execute(sql`select device_id, hour from telemetry_rollup_dirty order by hour`),
+    ).map((m) => `${m.device_id}@${new Date(m.hour).toISOString()}`);
+
+  it('a reading stored after its hour was rolled up is rolled into it; recent ones mark nothing', async () => {
+    // An owner and a device of its own (the tests above changed retention and moved the clock past the sessions).
+    owner = await t.createUser();
+    const pk = await createProduct('scale-late');
+    const id = await createDevice(pk, 'SCALE-L');
+    const now = t.clock.now().getTime();
+    const hour = Math.floor((now - 10 * DAY) / HOUR) * HOUR;
+    await rollUp(t.app.deps);
+    const writer = t.app.gateway.telemetry.writer;
+    const reading = (ms: number, temp: number) => [{ ts: ms, params: { temp }, deviceTs: true }];
+    // Three readings of an hour rolled up long ago, then a pass: the hour is redone with them.
+    for (const [i, temp] of [1, 2, 3].entries())
+      await writer.write(id, reading(hour + i * 20 * 60_000, temp));
+    expect(await marks()).toEqual([`${id}@${new Date(hour).toISOString()}`]);
+    expect((await runTelemetryMaintenance(t.app.deps)).rollups.redone).toBe(1);
+    expect(await marks()).toEqual([]);
+    expect(await hourly(id, hour)).toMatchObject({ count: 3, max: 3 });
+
+    // One more, from a device's buffer after a long outage; and one of an hour ago (not rolled up yet): only the
+    // first marks its hour.
+    await writer.write(id, reading(hour + 30 * 60_000 + 7, 1000));
+    await writer.write(id, reading(now - HOUR, 5));
+    expect(await marks()).toEqual([`${id}@${new Date(hour).toISOString()}`]);
+    expect(await hourly(id, hour)).toMatchObject({ count: 3, max: 3 });
+    expect((await runTelemetryMaintenance(t.app.deps)).rollups.redone).toBe(1);
+    expect(await marks()).toEqual([]);
+    expect(await hourly(id, hour)).toMatchObject({ count: 4, max: 1000 });
+
+    // The 30-day chart reads that far back from rollups, and has the reading as the raw rows do.
+    const res = await t.inject({
+      method: 'GET',
+      url: '/api/devices/SCALE-L/properties/series?key=temp&range=30d',
+      token: owner.token,
+    });
+    const chart = (res.json() as { data: PropertySeries }).data;
+    expect(chart.source).toBe('mixed');
+    const raw = await propertyBuckets(t.app.deps.db, id, 'temp', {
+      ...seriesWindow({ key: 'temp', range: '30d' }, new Date(now)),
+      to: new Date(now + 1),
+    });
+    const at = chart.buckets.findIndex((b) => b.max === 1000);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(new Date(chart.buckets[at]!.ts).getTime()).toBeLessThan(new Date(chart.rollup_before!).getTime());
+    expect(chart.buckets[at]).toMatchObject({ count: raw[at]!.count, max: 1000 });
+  });
+});

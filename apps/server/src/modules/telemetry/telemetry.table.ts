@@ -66,6 +66,20 @@ export const telemetryRollupState = pgTable('telemetry_rollup_state', {
   rolledTo: tstz('rolled_to'),
 });
 
+/**
+ * Hours already rolled up that a late reading changed (migration 0036): marked by the property writer with the
+ * reading, rolled up again from the raw rows and unmarked by the maintenance job (`reRollLate`).
+ */
+export const telemetryRollupDirty = pgTable(
+  'telemetry_rollup_dirty',
+  {
+    deviceId: integer('device_id').notNull(),
+    hour: tstz('hour').notNull(),
+    markedAt: tstz('marked_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ name: 'telemetry_rollup_dirty_pk', columns: [t.deviceId, t.hour] })],
+);
+
 /** Latest value per (device, key), upserted per batch so lists and detail pages never scan history. */
 export const devicePropertyLatest = pgTable(
   'device_property_latest',
