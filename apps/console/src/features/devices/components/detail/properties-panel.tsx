@@ -7,6 +7,7 @@ import { Chart, type ChartTheme } from '../../../../components/chart/chart';
 import { formatTime } from '../../../../lib/format-time';
 import { useLocale, useLocaleState } from '../../../../lib/i18n';
 import { useDeviceEvents } from '../../../../lib/realtime';
+import { useThrottled } from '../../../../lib/use-throttled';
 import { useDeviceTemplate, withTemplateProperties } from '../../../data-templates/device-properties';
 import { seriesKey, usePropertySeries, useProductProperties } from '../../detail-api';
 import locale from '../../locale/detail-index';
@@ -19,6 +20,13 @@ import { bucketLabel, type EventMark, seriesOption } from './series-option';
 const ModelEventsCard = lazy(() => import('./model-events-card'));
 
 const RANGES: SeriesRange[] = ['1h', '24h', '7d', '15d', '30d'];
+
+/**
+ * The chart redraws with live readings at most this often (the latest values above follow every reading). The
+ * finest buckets are 15 s wide (1 h), so nothing is lost; redrawing ECharts every second cost the page CPU and a
+ * growing heap of compiled code (bench/RESULTS.md, the soak).
+ */
+const LIVE_REDRAW_MS = 5000;
 
 /** Latest values and the history chart of one property, both live from the event stream. */
 export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
@@ -66,7 +74,9 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
       old ? foldLiveValue(old, e.ts, e.values[key]) : old,
     );
   });
-  const points = series.data?.buckets.filter((b) => b.avg !== null).length ?? 0;
+  // What the chart draws: the cached series, passed on at most every LIVE_REDRAW_MS while readings arrive.
+  const drawn = useThrottled(series.data, LIVE_REDRAW_MS, `${key ?? ''}/${range}`);
+  const points = drawn?.buckets.filter((b) => b.avg !== null).length ?? 0;
 
   // Event occurrences in the chart's window (the card below keeps them fresh on the live stream).
   const model = useDeviceModel(d.sn);
@@ -74,8 +84,8 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
     d.sn,
     // From the window's start on, not to its end: live readings stretch the end every second, and a key that moved
     // with it made a new query (and, with model events, a request) per reading.
-    { from: series.data?.from, per_page: 100 },
-    Boolean(series.data && model.data && model.data.events.length > 0),
+    { from: drawn?.from, per_page: 100 },
+    Boolean(drawn && model.data && model.data.events.length > 0),
   );
   const marks = useMemo<EventMark[]>(() => {
     const defs = new Map((model.data?.events ?? []).map((e) => [e.key, e]));
@@ -89,7 +99,7 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
   const option = useCallback(
     (theme: ChartTheme) =>
       seriesOption(
-        series.data!,
+        drawn!,
         {
           avg: t('deviceDetail.chart.avg'),
           min: t('deviceDetail.chart.min'),
@@ -104,7 +114,7 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
         theme,
         marks,
       ),
-    [series.data, t, tm, unit, datatype, marks],
+    [drawn, t, tm, unit, datatype, marks],
   );
 
   return (
@@ -160,11 +170,11 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
       >
         {!key ? (
           <Empty description={t('deviceDetail.chart.noProperty')} />
-        ) : !series.data ? (
+        ) : !drawn ? (
           <div style={{ height: 320, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
             <Spin />
           </div>
-        ) : series.data.buckets.length === 0 ? (
+        ) : drawn.buckets.length === 0 ? (
           <div style={{ height: 320, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
             <Empty description={t('deviceDetail.chart.empty')} />
           </div>
@@ -172,7 +182,7 @@ export default function PropertiesPanel({ d }: { d: DeviceDetail }) {
           <div data-testid="property-chart" data-points={points} data-marks={marks.length}>
             <Chart option={option} height={320} />
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-              {t('deviceDetail.chart.bucket', { size: bucketLabel(series.data.bucket_seconds) })}
+              {t('deviceDetail.chart.bucket', { size: bucketLabel(drawn.bucket_seconds) })}
             </Typography.Text>
           </div>
         )}
