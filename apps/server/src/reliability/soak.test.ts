@@ -248,6 +248,10 @@ describe('soak: a fleet for a long while, the console open on a live device page
         snapshots.push(summarise(text));
       };
       let snapshotted = false;
+      // SOAK_SNAPSHOT_EVERY_MIN: a snapshot summary every so many minutes too, to see whether V8's code levels off.
+      const everyMs = Number(process.env.SOAK_SNAPSHOT_EVERY_MIN ?? 0) * 60_000;
+      const series: { min: number; total: number; withoutCode: number; code: number }[] = [];
+      let nextSeries = everyMs;
       const browserHeapMb = async (): Promise<number | undefined> => {
         if (!cdp) return undefined;
         await cdp.send('HeapProfiler.collectGarbage');
@@ -273,6 +277,20 @@ describe('soak: a fleet for a long while, the console open on a live device page
         if (!snapshotted && Date.now() - started >= WARMUP_MS + WINDOW_MS) {
           snapshotted = true;
           await snapshot('after-first-window');
+        }
+        if (everyMs > 0 && cdp && Date.now() - started >= nextSeries) {
+          const min = Math.round(nextSeries / 60_000);
+          nextSeries += everyMs;
+          await snapshot(`at-${min}-min`);
+          const s = snapshots.pop()!;
+          const mb = (x: number) => Math.round((x / 1024 / 1024) * 100) / 100;
+          series.push({
+            min,
+            total: mb(s.total),
+            withoutCode: mb(withoutCode(s)),
+            code: mb(s.byType.get(CODE_TYPE)?.size ?? 0),
+          });
+          console.log(`[soak] heap at ${min} min`, JSON.stringify(series.at(-1)));
         }
       }
       await snapshot('end');
@@ -351,6 +369,15 @@ describe('soak: a fleet for a long while, the console open on a live device page
             : `JS heap after a forced GC ${mean(bFirst).toFixed(1)} -> ${mean(bLast).toFixed(1)} MB, device detail page`,
       });
 
+      if (series.length > 0)
+        figure({
+          name: 'soak.browser_snapshot_series',
+          value: series.length,
+          unit: 'snapshots',
+          detail: series
+            .map((x) => `${x.min} min: ${x.total} MB (${x.withoutCode} + code ${x.code})`)
+            .join('; '),
+        });
       if (snapshots.length === 2) {
         const [a, b] = snapshots as [HeapSummary, HeapSummary];
         const mb = (x: number) => (x / 1024 / 1024).toFixed(2);
