@@ -133,6 +133,10 @@ export async function ensurePartitions(deps: Pick<Deps, 'db' | 'now'>, extend?: 
   return out;
 }
 
+/** An hour rolled up again replaces its row: the aggregate is over every raw row of the hour. */
+const replaceHour = sql`on conflict (device_id, key, hour) do update set count = excluded.count,
+  "values" = excluded."values", sum = excluded.sum, min = excluded.min, max = excluded.max`;
+
 /** Hours before this are in device_property_hourly. */
 export async function rolledTo(db: Db): Promise<Date | null> {
   const [row] = rowsOf<{ rolled_to: string | Date | null }>(
@@ -180,8 +184,7 @@ export async function rollUp(deps: Pick<Deps, 'db' | 'now'>, extend?: () => Prom
           where ts >= ${iso(from!)}::timestamptz and ts < ${iso(to)}::timestamptz
         ) h
         group by device_id, key, hour
-        on conflict (device_id, key, hour) do update set count = excluded.count, "values" = excluded."values",
-          sum = excluded.sum, min = excluded.min, max = excluded.max`);
+        ${replaceHour}`);
       await tx.execute(
         sql`update telemetry_rollup_state set rolled_to = ${iso(to)}::timestamptz where id = 1`,
       );
@@ -325,8 +328,7 @@ export async function reRollLate(deps: Pick<Deps, 'db'>, extend?: () => Promise<
           on p.device_id = m.device_id and p.ts >= m.hour and p.ts < m.hour + interval '1 hour'
         cross join lateral (select coalesce(p.num, p.bool::int::float8) as v) v
         group by p.device_id, p.key, m.hour
-        on conflict (device_id, key, hour) do update set count = excluded.count, "values" = excluded."values",
-          sum = excluded.sum, min = excluded.min, max = excluded.max`);
+        ${replaceHour}`);
       return marks.length;
     });
     done += n;
