@@ -26,7 +26,7 @@ import { formatTime } from '../../../lib/format-time';
 import { useLocale, type Translate } from '../../../lib/i18n';
 import { useOtaTaskEvents } from '../../../lib/realtime';
 import { deviceLogKey, taskKey, useDeviceLog, useTask, type DeviceLogParams } from '../api';
-import { TaskActions } from '../components/task-actions';
+import { TaskHeaderExtra } from '../components/task-header-extra';
 import { DeviceStatusTag, TaskStatusTag } from '../components/task-status-tag';
 import locale from '../locale';
 import {
@@ -122,18 +122,12 @@ export default function OtaTaskDetailPage() {
         }
         extra={
           task && (
-            <Space size={16}>
-              {live === 'open' ? (
-                <Badge status="processing" text={t('ota.live.open')} />
-              ) : live === 'reconnecting' ? (
-                <Badge status="warning" text={t('ota.live.off')} />
-              ) : null}
-              <TaskActions
-                task={task}
-                downloadBytes={task.download_bytes}
-                onDeleted={() => void navigate('/ota/task')}
-              />
-            </Space>
+            <TaskHeaderExtra
+              task={task}
+              live={live}
+              downloadBytes={task.download_bytes}
+              onDeleted={() => void navigate('/ota/task')}
+            />
           )
         }
       >
