@@ -54,6 +54,8 @@ test('admin opens an account with a generated password, the user signs in with i
   browser,
 }) => {
   const username = `opened_${Date.now().toString(36)}`;
+  // Phone numbers are unique across accounts: each run (and each --repeat-each) takes its own.
+  const phone = `139${String(Date.now()).slice(-8)}`;
   const adminPage = await browser.newPage();
   await signIn(adminPage, admin.username, admin.password);
   await adminPage.goto('/system/users');
@@ -78,10 +80,10 @@ test('admin opens an account with a generated password, the user signs in with i
   await row.getByRole('button', { name: '编辑' }).click();
   const dialog = adminPage.getByRole('dialog');
   await dialog.getByText('管理员', { exact: true }).click();
-  await dialog.getByTestId('user-phone').fill('13900007777');
+  await dialog.getByTestId('user-phone').fill(phone);
   await dialog.getByRole('button', { name: '确定' }).click();
   await expect(row.getByText('管理员')).toBeVisible();
-  await expect(row.getByText('13900007777')).toBeVisible();
+  await expect(row.getByText(phone)).toBeVisible();
 
   // The user's open session now has the admin role.
   await userPage.goto('/system/users');

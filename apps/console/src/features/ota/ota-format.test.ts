@@ -15,42 +15,26 @@ import {
   targetsText,
   toMB,
 } from './ota-format';
+import { otaTask } from './task-fixture.test-kit';
 
 const translator = (messages: Record<string, string>) => (key: string, vars?: TranslateVars) =>
   format(messages[key] ?? key, vars);
 const en = translator(enUS);
 const zh = translator(zhCN);
 
-const task = (over: Partial<OtaTaskItem> = {}): OtaTaskItem => ({
-  id: 1,
-  uid: 2,
-  owner: 'ada',
-  name: 'rollout',
-  description: '',
-  product_key: 'pk01',
-  product_name: 'DTU',
-  firmware_id: 3,
-  firmware_name: 'main',
-  version_id: 4,
-  version: '2.1.0',
-  size: 65536,
-  status: 'running',
-  pause_reason: null,
-  plan_time: null,
-  start_time: '2025-01-01T00:00:00.000Z',
-  end_time: null,
-  window_end: null,
-  createdat: '2025-01-01T00:00:00.000Z',
-  updatedat: '2025-01-01T00:00:00.000Z',
-  device_count: 10,
-  success_count: 2,
-  fail_count: 1,
-  upgrading_count: 3,
-  pending_count: 4,
-  skipped_count: 0,
-  cancelled_count: 0,
-  ...over,
-});
+const task = (over: Partial<OtaTaskItem> = {}): OtaTaskItem =>
+  otaTask({
+    id: 1,
+    size: 65536,
+    status: 'running',
+    start_time: '2025-01-01T00:00:00.000Z',
+    device_count: 10,
+    success_count: 2,
+    fail_count: 1,
+    upgrading_count: 3,
+    pending_count: 4,
+    ...over,
+  });
 
 const event = (id: number, over: Partial<OtaTaskEvent> = {}): OtaTaskEvent => ({
   type: 'ota.task',

@@ -1,9 +1,10 @@
 import type * as Arco from '@arco-design/web-react';
-import { OTA_TASK_STATUSES, type OtaTaskItem, type OtaTaskStatus } from '@cellhub/contract/ota';
+import { OTA_TASK_STATUSES, type OtaTaskStatus } from '@cellhub/contract/ota';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { http } from '../../../lib/request';
+import { otaTask } from '../task-fixture.test-kit';
 import { TaskActions } from './task-actions';
 
 vi.mock('@arco-design/web-react', async (importOriginal) => ({
@@ -11,35 +12,7 @@ vi.mock('@arco-design/web-react', async (importOriginal) => ({
   Message: { success: vi.fn(), info: vi.fn(), warning: vi.fn(), error: vi.fn() },
 }));
 
-const task = (status: OtaTaskStatus): OtaTaskItem => ({
-  id: 42,
-  uid: 2,
-  owner: 'ada',
-  name: 'rollout',
-  description: '',
-  product_key: 'pk01',
-  product_name: 'DTU',
-  firmware_id: 3,
-  firmware_name: 'main',
-  version_id: 4,
-  version: '2.1.0',
-  size: 2 * 1024 * 1024,
-  status,
-  pause_reason: null,
-  plan_time: null,
-  start_time: null,
-  end_time: null,
-  window_end: null,
-  createdat: '2025-01-01T00:00:00.000Z',
-  updatedat: '2025-01-01T00:00:00.000Z',
-  device_count: 3,
-  success_count: 0,
-  fail_count: 0,
-  upgrading_count: 0,
-  pending_count: 3,
-  skipped_count: 0,
-  cancelled_count: 0,
-});
+const task = (status: OtaTaskStatus) => otaTask({ status });
 
 function renderActions(status: OtaTaskStatus) {
   return render(

@@ -1,39 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen } from '@testing-library/react';
-import type { OtaTaskItem } from '@cellhub/contract/ota';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RealtimeStatus } from '../../../lib/realtime';
+import { otaTask } from '../task-fixture.test-kit';
 import { TaskHeaderExtra } from './task-header-extra';
 
-const task: OtaTaskItem = {
-  id: 42,
-  uid: 2,
-  owner: 'ada',
-  name: 'rollout',
-  description: '',
-  product_key: 'pk01',
-  product_name: 'DTU',
-  firmware_id: 3,
-  firmware_name: 'main',
-  version_id: 4,
-  version: '2.1.0',
-  size: 2 * 1024 * 1024,
-  status: 'inactive',
-  pause_reason: null,
-  plan_time: null,
-  start_time: null,
-  end_time: null,
-  window_end: null,
-  createdat: '2025-01-01T00:00:00.000Z',
-  updatedat: '2025-01-01T00:00:00.000Z',
-  device_count: 3,
-  success_count: 0,
-  fail_count: 0,
-  upgrading_count: 0,
-  pending_count: 3,
-  skipped_count: 0,
-  cancelled_count: 0,
-};
+const task = otaTask();
 
 const client = new QueryClient();
 const header = (live: RealtimeStatus) => (

@@ -1,0 +1,33 @@
+import type { OtaTaskItem } from '@cellhub/contract/ota';
+
+/** The OTA tests' task: inactive, 3 devices, 2 MiB of firmware; `over` changes what a test is about. */
+export const otaTask = (over: Partial<OtaTaskItem> = {}): OtaTaskItem => ({
+  id: 42,
+  uid: 2,
+  owner: 'ada',
+  name: 'rollout',
+  description: '',
+  product_key: 'pk01',
+  product_name: 'DTU',
+  firmware_id: 3,
+  firmware_name: 'main',
+  version_id: 4,
+  version: '2.1.0',
+  size: 2 * 1024 * 1024,
+  status: 'inactive',
+  pause_reason: null,
+  plan_time: null,
+  start_time: null,
+  end_time: null,
+  window_end: null,
+  createdat: '2025-01-01T00:00:00.000Z',
+  updatedat: '2025-01-01T00:00:00.000Z',
+  device_count: 3,
+  success_count: 0,
+  fail_count: 0,
+  upgrading_count: 0,
+  pending_count: 3,
+  skipped_count: 0,
+  cancelled_count: 0,
+  ...over,
+});
