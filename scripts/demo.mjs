@@ -974,6 +974,230 @@ void (async () => {
   }
 })();
 
+// Firmware and OTA (docs/ota.md): the demo product's main firmware with the version the fleet runs and a newer one;
+// a canary task upgrades four devsim DTUs in waves of two (devsim downloads, checks and installs it), and a second
+// task for the rest of the fleet on 1.0.0 waits to be started from the console.
+const OTA_CANARY = ['DEMO000007', 'DEMO000008', 'DEMO000009', 'DEMO000010'];
+void (async () => {
+  if (DEVICES < 10) return;
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const name = 'DTU-4G 主固件';
+    const existing = await api(
+      base,
+      'GET',
+      `/api/firmware?keyword=${encodeURIComponent(name)}`,
+      undefined,
+      token,
+    );
+    if (existing.some((f) => f.name === name)) return;
+    const fw = await api(
+      base,
+      'POST',
+      '/api/firmware',
+      {
+        name,
+        product_key: PRODUCT.product_key,
+        type: 0,
+        objname: 'mcu',
+        description: 'Demo firmware: the image devsim DTUs download, check and install',
+      },
+      token,
+    );
+    const versions = {};
+    for (const [version, latest, description] of [
+      ['1.0.0', false, '出厂版本'],
+      ['1.1.0', true, '修复断线重连；新增 Modbus 轮询间隔设置'],
+    ]) {
+      // A made-up binary image of 96 KiB: devsim checks its size and checksum, not what it holds.
+      const bytes = Buffer.alloc(96 * 1024);
+      for (let i = 0; i < bytes.length; i++)
+        bytes[i] = (i * 131 + version.length * 17 + (i >> 7) + (latest ? 1 : 0)) & 0xff;
+      const form = new FormData();
+      form.append('version', version);
+      form.append('description', description);
+      form.append('latest', String(latest));
+      form.append('file', new Blob([bytes]), `dtu4g-${version}.bin`);
+      const res = await fetch(`${base}/api/firmware/${fw.id}/versions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
+      const json = await res.json();
+      if (json.status !== true) throw new Error(`firmware ${version}: ${JSON.stringify(json)}`);
+      versions[version] = json.data;
+    }
+    // The canary devices must be online to take the upgrade at once (the task would wait for them otherwise).
+    for (let i = 0; ; i++) {
+      const found = await api(base, 'GET', '/api/devices?keyword=DEMO0000&per_page=20', undefined, token);
+      if (OTA_CANARY.every((sn) => found.some((d) => d.sn === sn && d.online))) break;
+      if (i > 120 || stopping) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const policy = { wave_type: 'count', wave_size: 2, wave_pause_s: 5 };
+    const canary = await api(
+      base,
+      'POST',
+      '/api/ota/tasks',
+      {
+        name: 'DTU-4G 1.1.0 灰度升级（演示）',
+        description: '四台设备，每批两台',
+        product_key: PRODUCT.product_key,
+        version_id: versions['1.1.0'].id,
+        targets: { type: 'pick', sns: OTA_CANARY },
+        policy,
+      },
+      token,
+    );
+    await api(base, 'POST', `/api/ota/tasks/${canary.id}/start`, undefined, token);
+    await api(
+      base,
+      'POST',
+      '/api/ota/tasks',
+      {
+        name: 'DTU-4G 1.1.0 全量升级（演示）',
+        description: '其余仍为 1.0.0 的设备，从控制台启动',
+        product_key: PRODUCT.product_key,
+        version_id: versions['1.1.0'].id,
+        targets: { type: 'filter', keyword: 'DEMO', fw_version: '1.0.0' },
+        policy: { ...policy, wave_size: 10 },
+      },
+      token,
+    );
+    say(
+      `OTA: ${name} 1.0.0 and 1.1.0; a canary task upgrades ${OTA_CANARY.join(', ')} (/ota/task/${canary.id})`,
+    );
+  } catch (err) {
+    say(`could not set up the OTA demo: ${err.message}`);
+  }
+})();
+
+// SIM cards (docs/sim.md): a manual provider account holds the cards the first ten DTUs report, on a monthly
+// package; "alice" gets a balance top-up and renews the card of one of her devices with a yearly package.
+void (async () => {
+  if (DEVICES < 10) return;
+  try {
+    const admin = (await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD }))
+      .token;
+    const providerName = '中国移动（手工维护，演示）';
+    const providers = await api(
+      base,
+      'GET',
+      `/api/card-admin/providers?keyword=${encodeURIComponent('演示')}`,
+      undefined,
+      admin,
+    );
+    if (providers.some((p) => p.name === providerName)) return;
+    const provider = await api(
+      base,
+      'POST',
+      '/api/card-admin/providers',
+      { name: providerName, kind: 'manual', operator: 'china_mobile', remark: 'demo' },
+      admin,
+    );
+    const pkg = (body) =>
+      api(base, 'POST', '/api/packages', { operator: 'china_mobile', remark: 'demo', ...body }, admin);
+    const monthly = await pkg({
+      name: '月包 1GB',
+      code: 'DEMO-M1G',
+      type: 'monthly',
+      validity_unit: 'month',
+      validity_count: 1,
+      flow_mb: 1024,
+      price_fen: 1000,
+    });
+    const yearly = await pkg({
+      name: '年包 每月 500MB',
+      code: 'DEMO-Y500M',
+      type: 'monthly',
+      validity_unit: 'year',
+      validity_count: 1,
+      flow_mb: 500,
+      price_fen: 6000,
+    });
+    // Devices report their ICCID with P/up/info when they connect.
+    const sns = Array.from({ length: 10 }, (_, i) => `DEMO${String(i + 1).padStart(6, '0')}`);
+    const iccids = new Map();
+    for (let i = 0; iccids.size < sns.length; i++) {
+      for (const sn of sns.filter((s) => !iccids.has(s))) {
+        const d = await api(base, 'GET', `/api/devices/${sn}`, undefined, admin).catch(() => null);
+        if (d?.iccid) iccids.set(sn, d.iccid);
+      }
+      if (i > 120 || stopping) return;
+      if (iccids.size < sns.length) await new Promise((r) => setTimeout(r, 500));
+    }
+    for (const [sn, iccid] of iccids) {
+      await api(
+        base,
+        'POST',
+        '/api/card-admin/cards',
+        { iccid, operator: 'china_mobile', provider_id: provider.id, package_id: monthly.id, remark: sn },
+        admin,
+      );
+      // In service, as the cards of devices that are online are.
+      await api(base, 'POST', `/api/card-admin/cards/${iccid}/status`, { action: 'activate' }, admin);
+    }
+    // Daily usage of the last ten days, as a manual provider's operator export would give it.
+    const lines = ['iccid,date,used_mb'];
+    [...iccids.values()].forEach((iccid, n) => {
+      for (let d = 9; d >= 0; d--) {
+        const date = new Date(Date.now() - d * 86_400_000).toISOString().slice(0, 10);
+        lines.push(`${iccid},${date},${(((n + 3) * (d + 7) * 37) % 90) / 2 + 3}`);
+      }
+    });
+    const usage = new FormData();
+    usage.append('file', new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), 'usage.csv');
+    const imported = await fetch(`${base}/api/card-admin/usage/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+      body: usage,
+    }).then((r) => r.json());
+    if (imported.status !== true) throw new Error(`usage import: ${JSON.stringify(imported)}`);
+    // One card out of service: the status filter and tag show it, and the full OTA rollout skips its device.
+    await api(
+      base,
+      'POST',
+      `/api/card-admin/cards/${iccids.get('DEMO000002')}/status`,
+      { action: 'suspend' },
+      admin,
+    );
+
+    // Alice exists and owns DEMO000004 once the shipping demo above has run.
+    let alice;
+    let aliceToken;
+    for (let i = 0; ; i++) {
+      const users = await api(base, 'GET', `/api/users?keyword=${CUSTOMER.username}`, undefined, admin);
+      alice = users.find((u) => u.username === CUSTOMER.username);
+      if (alice) {
+        aliceToken ??= (await api(base, 'POST', '/api/auth/login', CUSTOMER)).token;
+        const mine = await api(base, 'GET', '/api/devices?keyword=DEMO000004', undefined, aliceToken);
+        if (mine.length > 0) break;
+      }
+      if (i > 120 || stopping) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await api(
+      base,
+      'POST',
+      '/api/balance/topups',
+      { uid: alice.uid, amount_fen: 20000, note: '演示充值' },
+      admin,
+    );
+    await api(
+      base,
+      'POST',
+      '/api/orders',
+      { package_id: yearly.id, iccids: [iccids.get('DEMO000004')], pay: true },
+      aliceToken,
+    );
+    say(
+      `SIM: ${iccids.size} cards of DEMO000001-10 on ${monthly.name}; alice renewed DEMO000004 with ${yearly.name}`,
+    );
+  } catch (err) {
+    say(`could not set up the SIM demo: ${err.message}`);
+  }
+})();
+
 say('');
 say(`console:  http://localhost:${PORT}   user admin   password ${PASSWORD}`);
 say(
