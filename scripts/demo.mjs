@@ -1072,6 +1072,69 @@ void (async () => {
   }
 })();
 
+// Configuration templates and saved commands (docs/device-protocol.md "Configuration"): an APN template
+// applied to two DTUs (devsim takes it and reports the new configuration: both sync), and a saved Modbus read sent to
+// three, whose replies fill the run's table.
+void (async () => {
+  if (DEVICES < 10) return;
+  try {
+    const { token } = await api(base, 'POST', '/api/auth/login', { username: 'admin', password: PASSWORD });
+    const name = '移动物联网 APN（演示）';
+    const found = await api(
+      base,
+      'GET',
+      `/api/config-templates?keyword=${encodeURIComponent('演示')}`,
+      undefined,
+      token,
+    );
+    if (found.some((t) => t.name === name)) return;
+    const sns = ['DEMO000001', 'DEMO000003'];
+    for (let i = 0; ; i++) {
+      const have = await api(base, 'GET', '/api/devices?keyword=DEMO00000&per_page=20', undefined, token);
+      if (sns.every((sn) => have.some((d) => d.sn === sn && d.online))) break;
+      if (i > 120 || stopping) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const template = await api(
+      base,
+      'POST',
+      '/api/config-templates',
+      {
+        name,
+        description: 'APN cmiot；Socket 2 连到数据中心',
+        config: { global: { apn: { name: 'cmiot' } }, socket: [{}, { server: 'tcp.example.com' }] },
+      },
+      token,
+    );
+    await api(base, 'POST', `/api/config-templates/${template.id}/apply`, { sns }, token);
+    const command = await api(
+      base,
+      'POST',
+      '/api/user-commands',
+      {
+        name: '读取保持寄存器（演示）',
+        type: 'hex',
+        data: '01030000000AC5CD',
+        description: '从站 1，地址 0 起 10 个寄存器',
+      },
+      token,
+    );
+    await api(
+      base,
+      'POST',
+      `/api/user-commands/${command.id}/send`,
+      { sns: ['DEMO000001', 'DEMO000002', 'DEMO000003'] },
+      token,
+    );
+    say(
+      `configuration template ${name} applied to ${sns.join(', ')} (/device/config-template/${template.id}); ` +
+        `saved command sent to DEMO000001-3`,
+    );
+  } catch (err) {
+    say(`could not set up the configuration template and command demo: ${err.message}`);
+  }
+})();
+
 // SIM cards (docs/sim.md): a manual provider account holds the cards the first ten DTUs report, on a monthly
 // package; "alice" gets a balance top-up and renews the card of one of her devices with a yearly package.
 void (async () => {

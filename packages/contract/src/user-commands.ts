@@ -116,7 +116,7 @@ export const userCommandResult = z.object({
   /** The device command's id (matches device.command events); null when nothing was sent. */
   command_id: text().nullable(),
   status: z.enum(RUN_RESULT_STATUSES),
-  /** 0 sent; 20401 offline; 10117 not found; the device's reply code once replied. */
+  /** 0 sent; 20401 offline; 10117 not found; the device's reply code once replied; null once it timed out. */
   code: z.number().int().nullable(),
   reply: text().nullable(),
   repliedat: iso.nullable(),

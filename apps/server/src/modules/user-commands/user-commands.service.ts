@@ -245,7 +245,9 @@ async function runResults(deps: Deps, runId: number): Promise<UserCommandResult[
       sn: r.sn,
       command_id: r.commandId,
       status,
-      code: c?.status === 'replied' ? c.code : r.code,
+      // Once the device command has ended, its code (the device's on a reply; none for a timeout, an expiry or a
+      // cancel), not the 0 that said "sent".
+      code: c && c.status !== 'sent' && c.status !== 'pending' ? c.code : r.code,
       reply: c?.reply ?? null,
       repliedat: c?.repliedat ? c.repliedat.toISOString() : null,
       latency_ms: c?.repliedat ? c.repliedat.getTime() - c.sentat.getTime() : null,

@@ -13,6 +13,7 @@ import {
   up,
 } from '../../test/gateway-test-kit';
 import { buildTestApp, errorOf, type TestApp } from '../../test/app';
+import { COMMAND_TIMEOUT_MS, markCommandTimeouts } from '../commands/commands.service';
 
 let t: TestApp;
 let admin: string;
@@ -178,6 +179,21 @@ describe('sending to many devices', () => {
     expect(after.results[0]!.latency_ms).toBeGreaterThanOrEqual(0);
     expect(after.results[1]).toMatchObject({ status: 'sent', reply: null });
     expect(bGotCommand).toBe(false);
+
+    // d2 never answers: past its deadline it timed out, with no code (0 would read as the device's success).
+    t.clock.advance(COMMAND_TIMEOUT_MS + 1000);
+    expect(await markCommandTimeouts(t.app.deps)).toBeGreaterThanOrEqual(1);
+    const timedOut = data<UserCommandRun>(
+      await t.inject({ method: 'GET', url: `/api/user-commands/${cmd.id}/runs/${run.id}`, token: a.token }),
+    );
+    expect(timedOut.results[1]).toMatchObject({
+      status: 'timeout',
+      code: null,
+      reply: null,
+      latency_ms: null,
+    });
+    expect(timedOut.results[0]).toMatchObject({ status: 'replied', code: 0 });
+    expect(timedOut.results[2]).toMatchObject({ status: 'offline', code: 20401 });
 
     // The command also shows in the device's own history.
     const history = await t.inject({ method: 'GET', url: `/api/devices/${d1.sn}/commands`, token: a.token });
