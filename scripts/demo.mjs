@@ -998,7 +998,8 @@ void (async () => {
       {
         name,
         product_key: PRODUCT.product_key,
-        type: 0,
+        // Release firmware (0 is test firmware).
+        type: 1,
         objname: 'mcu',
         description: 'Demo firmware: the image devsim DTUs download, check and install',
       },
