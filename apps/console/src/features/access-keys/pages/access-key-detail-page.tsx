@@ -83,7 +83,7 @@ export default function AccessKeyDetailPage() {
                 <Button icon={<IconRefresh />}>{t('accessKey.rotate')}</Button>
               </Popconfirm>
             )}
-            <Popconfirm title={t('accessKey.delete.confirm')} onOk={onDelete}>
+            <Popconfirm key="delete" title={t('accessKey.delete.confirm')} onOk={onDelete}>
               <Button status="danger" icon={<IconDelete />}>
                 {t('common.delete')}
               </Button>

@@ -158,7 +158,7 @@ export default function FirmwareDetailPage() {
           >
             {t('firmware.edit')}
           </Button>
-          <Popconfirm title={t('firmware.delete.confirm')} onOk={() => onDeleteVersion(row)}>
+          <Popconfirm key="delete" title={t('firmware.delete.confirm')} onOk={() => onDeleteVersion(row)}>
             <Button type="text" size="small" status="danger">
               {t('firmware.delete')}
             </Button>

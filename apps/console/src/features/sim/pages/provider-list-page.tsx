@@ -210,6 +210,7 @@ export default function ProviderListPage() {
             </>
           )}
           <Popconfirm
+            key="delete"
             title={t('sim.deleteConfirm')}
             content={
               r.card_count > 0 ? t('sim.provider.delete.hasCards', { count: r.card_count }) : undefined
