@@ -1159,8 +1159,7 @@ void (async () => {
       { name: providerName, kind: 'manual', operator: 'china_mobile', remark: 'demo' },
       admin,
     );
-    const pkg = (body) =>
-      api(base, 'POST', '/api/packages', { operator: 'china_mobile', remark: 'demo', ...body }, admin);
+    const pkg = (body) => api(base, 'POST', '/api/packages', { operator: 'china_mobile', ...body }, admin);
     const monthly = await pkg({
       name: '月包 1GB',
       code: 'DEMO-M1G',
@@ -1169,6 +1168,7 @@ void (async () => {
       validity_count: 1,
       flow_mb: 1024,
       price_fen: 1000,
+      remark: '按月续费，适合每 5 秒上报的 DTU',
     });
     const yearly = await pkg({
       name: '年包 每月 500MB',
@@ -1178,6 +1178,7 @@ void (async () => {
       validity_count: 1,
       flow_mb: 500,
       price_fen: 6000,
+      remark: '一次买一年，每月 1 日重置流量',
     });
     // Devices report their ICCID with P/up/info when they connect.
     const sns = Array.from({ length: 10 }, (_, i) => `DEMO${String(i + 1).padStart(6, '0')}`);
