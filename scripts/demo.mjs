@@ -1030,8 +1030,10 @@ void (async () => {
     }
     // The canary devices must be online to take the upgrade at once (the task would wait for them otherwise).
     for (let i = 0; ; i++) {
-      const found = await api(base, 'GET', '/api/devices?keyword=DEMO0000&per_page=20', undefined, token);
-      if (OTA_CANARY.every((sn) => found.some((d) => d.sn === sn && d.online))) break;
+      const found = await Promise.all(
+        OTA_CANARY.map((sn) => api(base, 'GET', `/api/devices/${sn}`, undefined, token).catch(() => null)),
+      );
+      if (found.every((d) => d?.online)) break;
       if (i > 120 || stopping) return;
       await new Promise((r) => setTimeout(r, 500));
     }
