@@ -106,7 +106,11 @@ test('modbus: a template built in the console polls a devsim DTU, test-reads and
     const row = page.locator('.arco-modal .arco-table-tr', { hasText: sn });
     await row.locator('.arco-checkbox').click();
     await page.locator('.arco-modal').getByRole('button', { name: '应用' }).click();
-    await expect(page.locator('.arco-table-tr', { hasText: sn })).toBeVisible();
+    // The page's table of applied devices, not the closing dialog's (which still lists the device while it fades).
+    const applied = page.locator('.arco-card').filter({
+      has: page.locator('.arco-card-header-title', { hasText: '已应用的设备' }),
+    });
+    await expect(applied.locator('.arco-table-tr', { hasText: sn })).toBeVisible();
 
     // The device page: values arrive as the platform polls.
     await page.goto(`/device/detail/${product_key}/${sn}?tab=properties`);
