@@ -976,7 +976,7 @@ void (async () => {
 
 // Firmware and OTA (docs/ota.md): the demo product's main firmware with the version the fleet runs and a newer one;
 // a canary task upgrades four devsim DTUs in waves of two (devsim downloads, checks and installs it), and a second
-// task for the rest of the fleet on 1.0.0 waits to be started from the console.
+// task for the whole fleet (the canaries skipped as already upgraded) waits to be started from the console.
 const OTA_CANARY = ['DEMO000007', 'DEMO000008', 'DEMO000009', 'DEMO000010'];
 void (async () => {
   if (DEVICES < 10) return;
@@ -1059,10 +1059,11 @@ void (async () => {
       '/api/ota/tasks',
       {
         name: 'DTU-4G 1.1.0 全量升级（演示）',
-        description: '其余仍为 1.0.0 的设备，从控制台启动',
+        description: '整个车队（已是 1.1.0 的跳过），从控制台启动',
         product_key: PRODUCT.product_key,
         version_id: versions['1.1.0'].id,
-        targets: { type: 'filter', keyword: 'DEMO', fw_version: '1.0.0' },
+        // The fleet's serial numbers (DEMO-OFFLINE-1 never connects); devices already on 1.1.0 are skipped.
+        targets: { type: 'filter', keyword: 'DEMO0' },
         policy: { ...policy, wave_size: 10 },
       },
       token,
