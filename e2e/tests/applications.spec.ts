@@ -172,7 +172,10 @@ test('admin creates an application and uploads a version; a user downloads it', 
   await userRow.getByRole('button', { name: '版本管理' }).click();
   await userPage.waitForURL(new RegExp(`/application/version/${appId}$`));
   await expect(userPage.getByRole('button', { name: '上传新版本' })).toHaveCount(0);
-  await expect(userPage.locator('.arco-table-tr').filter({ hasText: '1.0.0' })).toBeVisible();
+  // The version's own row (its release note is not in the list the user came from, which may still be on screen).
+  const userVersion = userPage.locator('.arco-table-tr').filter({ hasText: '首个正式版本' });
+  await expect(userVersion).toContainText('1.0.0');
+  await expect(userVersion).toContainText(sha256(content).slice(0, 12));
   const userToken = await tokenFor(user.username, user.password);
   const refused = await api('POST', '/api/applications', { name: 'x', platform: 'other' }, userToken);
   expect(refused.status).toBe(400);
