@@ -1,7 +1,6 @@
 import type * as Arco from '@arco-design/web-react';
 import type { AlertHistoryItem } from '@cellhub/contract/alerts';
 import type { DashboardWorkplace } from '@cellhub/contract/dashboard';
-import type { OtaTaskItem } from '@cellhub/contract/ota';
 import type { SimCardItem } from '@cellhub/contract/sim';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
@@ -9,6 +8,7 @@ import type { ReactNode } from 'react';
 import { MemoryRouter } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { http } from '../../../lib/request';
+import { otaTask } from '../../ota/task-fixture.test-kit';
 import { AlertsBlock, OfflineBlock, type OpsState, OtaBlock, SimBlock } from './ops-cards';
 
 vi.mock('@arco-design/web-react', async (importOriginal) => ({
@@ -40,25 +40,10 @@ const alert = (id: number, acked = false): AlertHistoryItem => ({
   acknowledged_by: acked ? 'ada' : null,
 });
 
-const task: OtaTaskItem = {
-  id: 42,
-  uid: 2,
-  owner: 'ada',
+const task = otaTask({
   name: 'night rollout',
-  description: '',
-  product_key: 'pk01',
-  product_name: 'DTU',
-  firmware_id: 3,
-  firmware_name: 'main',
-  version_id: 4,
-  version: '2.1.0',
   size: 1024,
   status: 'running',
-  pause_reason: null,
-  plan_time: null,
-  start_time: null,
-  end_time: null,
-  window_end: null,
   createdat: '2026-01-01T00:00:00.000Z',
   updatedat: '2026-01-01T00:00:00.000Z',
   device_count: 4,
@@ -66,9 +51,7 @@ const task: OtaTaskItem = {
   fail_count: 1,
   upgrading_count: 1,
   pending_count: 0,
-  skipped_count: 0,
-  cancelled_count: 0,
-};
+});
 
 const card = (iccid: string, expiry: string | null): SimCardItem =>
   ({ iccid, expiry, flags: [] }) as unknown as SimCardItem;
