@@ -131,19 +131,31 @@ async function demoTemplate(base, token, template, slave, variables) {
   return tpl;
 }
 
+/** A call of the API; `body` is JSON, or a FormData sent as multipart (file uploads). */
 async function api(base, method, path, body, token) {
+  const form = body instanceof FormData;
   const res = await fetch(base + path, {
     method,
     headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined || form ? {} : { 'content-type': 'application/json' }),
       ...(token ? { authorization: `Bearer ${token}` } : {}),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined || form ? body : JSON.stringify(body),
   });
   const json = await res.json().catch(() => ({}));
   if (!res.ok || json.status !== true)
     throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json)}`);
   return json.data;
+}
+
+/** Asks `ready` every half second for about a minute: false if it never was, or the demo is stopping. */
+async function waitUntil(ready) {
+  for (let i = 0; i <= 120; i++) {
+    if (await ready()) return true;
+    if (stopping) return false;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
 }
 
 buildIfNeeded();
@@ -569,11 +581,10 @@ void (async () => {
     if (found.length > 0) return;
     const sns = ['RAW000001', 'RAW000002', 'RAW000003'];
     // devsim-raw creates the sensors once it runs.
-    for (let i = 0; i < 120; i++) {
+    await waitUntil(async () => {
       const have = await api(base, 'GET', '/api/devices?keyword=RAW00000&per_page=20', undefined, token);
-      if (sns.every((sn) => have.some((d) => d.sn === sn))) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      return sns.every((sn) => have.some((d) => d.sn === sn));
+    });
     const rule = await api(
       base,
       'POST',
@@ -774,12 +785,11 @@ void (async () => {
     for (const sn of sns) {
       const name = `信号弱 ${sn}`;
       if (existing.some((tr) => tr.name === name)) continue;
-      for (let i = 0; ; i++) {
+      const there = await waitUntil(async () => {
         const found = await api(base, 'GET', `/api/devices?keyword=${sn}`, undefined, token);
-        if (found.some((d) => d.sn === sn)) break;
-        if (i > 120 || stopping) return;
-        await new Promise((r) => setTimeout(r, 500));
-      }
+        return found.some((d) => d.sn === sn);
+      });
+      if (!there) return;
       await api(base, 'POST', '/api/alert/triggers', { name, type: 3, sn, key: 'rssi', a: -75 }, token);
     }
     say(`alert triggers: rssi < -75 on ${sns.join(', ')}`);
@@ -808,12 +818,11 @@ void (async () => {
     const alice = (await api(base, 'POST', '/api/auth/login', CUSTOMER)).token;
     const mine = await api(base, 'GET', '/api/devices?keyword=DEMO00000&per_page=20', undefined, alice);
     if (mine.length === 0) {
-      for (let i = 0; ; i++) {
+      const there = await waitUntil(async () => {
         const found = await api(base, 'GET', '/api/devices?keyword=DEMO00000&per_page=20', undefined, admin);
-        if (shipped.every((sn) => found.some((d) => d.sn === sn))) break;
-        if (i > 120 || stopping) return;
-        await new Promise((r) => setTimeout(r, 500));
-      }
+        return shipped.every((sn) => found.some((d) => d.sn === sn));
+      });
+      if (!there) return;
       const body = { customer: CUSTOMER.username, sns: shipped, note: 'demo order' };
       await api(base, 'POST', '/api/device-stock/shipments', body, admin);
       for (const [right, sns] of Object.entries(shared))
@@ -1019,24 +1028,16 @@ void (async () => {
       form.append('description', description);
       form.append('latest', String(latest));
       form.append('file', new Blob([bytes]), `dtu4g-${version}.bin`);
-      const res = await fetch(`${base}/api/firmware/${fw.id}/versions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        body: form,
-      });
-      const json = await res.json();
-      if (json.status !== true) throw new Error(`firmware ${version}: ${JSON.stringify(json)}`);
-      versions[version] = json.data;
+      versions[version] = await api(base, 'POST', `/api/firmware/${fw.id}/versions`, form, token);
     }
     // The canary devices must be online to take the upgrade at once (the task would wait for them otherwise).
-    for (let i = 0; ; i++) {
+    const online = await waitUntil(async () => {
       const found = await Promise.all(
         OTA_CANARY.map((sn) => api(base, 'GET', `/api/devices/${sn}`, undefined, token).catch(() => null)),
       );
-      if (found.every((d) => d?.online)) break;
-      if (i > 120 || stopping) return;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      return found.every((d) => d?.online);
+    });
+    if (!online) return;
     const policy = { wave_type: 'count', wave_size: 2, wave_pause_s: 5 };
     const canary = await api(
       base,
@@ -1093,12 +1094,11 @@ void (async () => {
     );
     if (found.some((t) => t.name === name)) return;
     const sns = ['DEMO000001', 'DEMO000003'];
-    for (let i = 0; ; i++) {
+    const online = await waitUntil(async () => {
       const have = await api(base, 'GET', '/api/devices?keyword=DEMO00000&per_page=20', undefined, token);
-      if (sns.every((sn) => have.some((d) => d.sn === sn && d.online))) break;
-      if (i > 120 || stopping) return;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      return sns.every((sn) => have.some((d) => d.sn === sn && d.online));
+    });
+    if (!online) return;
     const template = await api(
       base,
       'POST',
@@ -1186,14 +1186,14 @@ void (async () => {
     // Devices report their ICCID with P/up/info when they connect.
     const sns = Array.from({ length: 10 }, (_, i) => `DEMO${String(i + 1).padStart(6, '0')}`);
     const iccids = new Map();
-    for (let i = 0; iccids.size < sns.length; i++) {
+    const reported = await waitUntil(async () => {
       for (const sn of sns.filter((s) => !iccids.has(s))) {
         const d = await api(base, 'GET', `/api/devices/${sn}`, undefined, admin).catch(() => null);
         if (d?.iccid) iccids.set(sn, d.iccid);
       }
-      if (i > 120 || stopping) return;
-      if (iccids.size < sns.length) await new Promise((r) => setTimeout(r, 500));
-    }
+      return iccids.size === sns.length;
+    });
+    if (!reported) return;
     for (const [sn, iccid] of iccids) {
       await api(
         base,
@@ -1215,12 +1215,7 @@ void (async () => {
     });
     const usage = new FormData();
     usage.append('file', new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), 'usage.csv');
-    const imported = await fetch(`${base}/api/card-admin/usage/import`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin}` },
-      body: usage,
-    }).then((r) => r.json());
-    if (imported.status !== true) throw new Error(`usage import: ${JSON.stringify(imported)}`);
+    await api(base, 'POST', '/api/card-admin/usage/import', usage, admin);
     // One card out of service: the status filter and tag show it, and the full OTA rollout skips its device.
     await api(
       base,
@@ -1233,17 +1228,15 @@ void (async () => {
     // Alice exists and owns DEMO000004 once the shipping demo above has run.
     let alice;
     let aliceToken;
-    for (let i = 0; ; i++) {
+    const shipped = await waitUntil(async () => {
       const users = await api(base, 'GET', `/api/users?keyword=${CUSTOMER.username}`, undefined, admin);
       alice = users.find((u) => u.username === CUSTOMER.username);
-      if (alice) {
-        aliceToken ??= (await api(base, 'POST', '/api/auth/login', CUSTOMER)).token;
-        const mine = await api(base, 'GET', '/api/devices?keyword=DEMO000004', undefined, aliceToken);
-        if (mine.length > 0) break;
-      }
-      if (i > 120 || stopping) return;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      if (!alice) return false;
+      aliceToken ??= (await api(base, 'POST', '/api/auth/login', CUSTOMER)).token;
+      const mine = await api(base, 'GET', '/api/devices?keyword=DEMO000004', undefined, aliceToken);
+      return mine.length > 0;
+    });
+    if (!shipped) return;
     await api(
       base,
       'POST',
