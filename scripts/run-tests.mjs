@@ -27,6 +27,20 @@ function run(cmd, cmdArgs, extraEnv = {}) {
   return r.status ?? 1;
 }
 
+/** The first lines of a failure's message, indented under its name (a CI log's tail may be all there is). */
+function why(message) {
+  if (!message) return '';
+  const lines = String(message)
+    // eslint-disable-next-line no-control-regex -- ANSI colour codes
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '' && !/node_modules|node:internal/.test(l))
+    .slice(0, 4)
+    .map((l) => `      ${l.slice(0, 200)}`);
+  return `\n${lines.join('\n')}`;
+}
+
 function readJson(file) {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -56,7 +70,8 @@ if (runUnit) {
     for (const suite of report.testResults ?? []) {
       const file = String(suite.name ?? '').replace(`${root}/`, '');
       const failedHere = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
-      for (const t of failedHere) failedNames.push(`vitest ${file} › ${t.fullName ?? t.title}`);
+      for (const t of failedHere)
+        failedNames.push(`vitest ${file} › ${t.fullName ?? t.title}${why(t.failureMessages?.[0])}`);
       if (failedHere.length === 0 && suite.status === 'failed')
         failedNames.push(`vitest ${file} (failed to load)`);
     }
@@ -92,8 +107,10 @@ if (runE2e) {
       const walk = (suite, trail) => {
         for (const spec of suite.specs ?? []) {
           for (const t of spec.tests ?? []) {
-            if (t.status === 'unexpected')
-              failedNames.push(`playwright ${[...trail, spec.title].join(' › ')}`);
+            if (t.status === 'unexpected') {
+              const error = (t.results ?? []).map((r) => r.error?.message).find(Boolean);
+              failedNames.push(`playwright ${[...trail, spec.title].join(' › ')}${why(error)}`);
+            }
           }
         }
         for (const child of suite.suites ?? []) walk(child, [...trail, child.title]);

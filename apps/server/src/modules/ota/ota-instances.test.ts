@@ -246,9 +246,17 @@ describe.skipIf(!onPostgres || !haveBroker)('two instances on one PostgreSQL dat
     const b = await buildTestApp({
       config: { mqttUrl: broker.url, mqttShareGroup, databaseUrl: a.app.deps.config.databaseUrl },
     });
-    // Small claims, so the two dispatchers interleave on the same task.
-    a.app.ota.options.batchSize = 3;
-    b.app.ota.options.batchSize = 3;
+    // One upgrade per claimed batch, so an instance holds at most as many as it has publishers (4 of the task's 8
+    // slots). B, where the task starts, publishes slowly: while its publishers are busy the free slots are A's
+    // to take. Without that, whichever instance claims first after a wave may take every slot, every time.
+    a.app.ota.options.batchSize = 1;
+    b.app.ota.options.batchSize = 1;
+    const bLink = b.app.deps.link;
+    const bSend = bLink.send.bind(bLink);
+    bLink.send = async (productKey, sn, kind, payload) => {
+      if (kind === 'ota') await new Promise((r) => setTimeout(r, 1000));
+      return bSend(productKey, sn, kind, payload);
+    };
     const devs: OtaTestDevice[] = [];
     try {
       const admin = await a.adminToken();
