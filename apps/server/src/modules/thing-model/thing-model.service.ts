@@ -35,23 +35,23 @@ async function productOf(db: DbOrTx, productKey: string) {
 }
 
 export async function readModel(db: DbOrTx, productId: number): Promise<Model> {
-  const [props, events, services] = await Promise.all([
-    db
-      .select()
-      .from(productProperties)
-      .where(eq(productProperties.productId, productId))
-      .orderBy(asc(productProperties.position), asc(productProperties.key)),
-    db
-      .select()
-      .from(productEvents)
-      .where(eq(productEvents.productId, productId))
-      .orderBy(asc(productEvents.position)),
-    db
-      .select()
-      .from(productServices)
-      .where(eq(productServices.productId, productId))
-      .orderBy(asc(productServices.position)),
-  ]);
+  // One after another: `db` may be a transaction, whose one connection takes a query at a time (node-postgres
+  // queues overlapping ones today and will refuse them from pg 9).
+  const props = await db
+    .select()
+    .from(productProperties)
+    .where(eq(productProperties.productId, productId))
+    .orderBy(asc(productProperties.position), asc(productProperties.key));
+  const events = await db
+    .select()
+    .from(productEvents)
+    .where(eq(productEvents.productId, productId))
+    .orderBy(asc(productEvents.position));
+  const services = await db
+    .select()
+    .from(productServices)
+    .where(eq(productServices.productId, productId))
+    .orderBy(asc(productServices.position));
   return {
     properties: props.map((p) =>
       productProperty.parse({
